@@ -149,7 +149,8 @@ def _results_section(results, experiment, *, max_datasets=8):
         "<p>Values in %. ACC and NMI: "
         + ("the k-means run with the lowest objective" if experiment.get(
             "kmeans_report") == "best_objective" else "mean over the k-means runs")
-        + f" ({experiment.get('kmeans_runs')} runs; ± is the standard deviation over the "
+        + f" ({experiment.get('kmeans_runs')} runs, "
+        + f"{experiment.get('kmeans_init', 'random')} start; ± is the standard deviation over the "
         "runs, or over the random draws for the random baseline). <b>Bold</b>: the best "
         "method in the column (feature count) of that data set; <span class='below'>"
         "&#9660; shaded</span>: worse than the mean of the random subsets of the same size. "

@@ -376,13 +376,13 @@ def run(experiment, out_dir, *, n_jobs=1, threads_per_job=1, data_dir=None, prog
         def request(ds_label, selected, owner, k):
             info = datasets[ds_label]
             key = eval_key(info["fp"], selected, exp.kmeans_runs, exp.seed, exp.nn_loo,
-                           __version__)
+                           __version__, exp.kmeans_init)
             requests.append((ds_label, owner, k, key))
             if key not in eval_tasks and compute and not store.has("eval", key):
                 eval_tasks[key] = EvalTask(key=key, data=info["ref"],
                                            selected=tuple(sorted(int(j) for j in selected)),
                                            kmeans_runs=exp.kmeans_runs, seed=exp.seed,
-                                           nn_loo=exp.nn_loo)
+                                           nn_loo=exp.nn_loo, kmeans_init=exp.kmeans_init)
             elif key not in eval_tasks and store.has("eval", key):
                 cached_evals.add(key)
 

@@ -14,6 +14,7 @@ An experiment is a TOML file (or the equivalent dict) with these tables::
     n_features = [5, 10, 20, 30]       # numbers of selected features
     kmeans_runs = 20                   # k-means repeats per evaluation
     kmeans_report = "mean"             # or "best_objective" (MCFS)
+    kmeans_init = "random"             # or "k-means++" (FSEVAL's protocol)
     nn_loo = true                      # also the 1-NN leave-one-out error
     seed = 0                           # k-means seeds, selector random_state
     random_baseline_seeds = 5          # random subsets of each size
@@ -113,6 +114,7 @@ PROTOCOLS = {"n_classes": "K = number of classes (from the labels; the papers' p
              "label_free": "K = estimate_n_clusters(X) (no labels)"}
 PREPROCESS = ("none", "minmax", "standardize", "l2_rows")
 KMEANS_REPORTS = ("mean", "best_objective")
+KMEANS_INITS = ("random", "k-means++")
 
 _CLASSES_RE = re.compile(r"^n_classes\s*(?:([+-])\s*(\d+))?$")
 
@@ -178,6 +180,7 @@ class Experiment:
     description: str = ""
     kmeans_runs: int = 20
     kmeans_report: str = "mean"
+    kmeans_init: str = "random"
     nn_loo: bool = True
     seed: int = 0
     random_baseline_seeds: int = 5
@@ -196,7 +199,7 @@ class Experiment:
             "datasets": [vars(d).copy() for d in self.datasets],
             "methods": [vars(m).copy() for m in self.methods],
             "n_features": list(self.n_features), "kmeans_runs": self.kmeans_runs,
-            "kmeans_report": self.kmeans_report, "nn_loo": self.nn_loo, "seed": self.seed,
+            "kmeans_report": self.kmeans_report, "kmeans_init": self.kmeans_init, "nn_loo": self.nn_loo, "seed": self.seed,
             "random_baseline_seeds": self.random_baseline_seeds, "tuning": list(self.tuning),
             "published": copy.deepcopy(self.published), "source_file": self.source_file,
             "protocols": list(self.protocols), "fit_timeout": self.fit_timeout,
@@ -269,7 +272,8 @@ def experiment_from_dict(doc, *, source_file=""):
     head = doc.get("experiment", {})
     _check_keys(head, {"name", "title", "paper", "description"}, "[experiment]")
     ev = doc.get("evaluation", {})
-    _check_keys(ev, {"n_features", "kmeans_runs", "kmeans_report", "nn_loo", "seed",
+    _check_keys(ev, {"n_features", "kmeans_runs", "kmeans_report", "kmeans_init", "nn_loo",
+                     "seed",
                      "random_baseline_seeds", "tuning", "protocols", "fit_timeout", "grids",
                      "metrics"}, "[evaluation]")
     protocols = ev.get("protocols", ["n_classes"])
@@ -346,6 +350,10 @@ def experiment_from_dict(doc, *, source_file=""):
     report = ev.get("kmeans_report", "mean")
     if report not in KMEANS_REPORTS:
         raise ValueError(f"[evaluation] kmeans_report={report!r}, valid options are {KMEANS_REPORTS}.")
+    kmeans_init = ev.get("kmeans_init", "random")
+    if kmeans_init not in KMEANS_INITS:
+        raise ValueError(f"[evaluation] kmeans_init={kmeans_init!r}, valid options are "
+                         f"{KMEANS_INITS}.")
     kmeans_runs = int(ev.get("kmeans_runs", 20))
     n_random = int(ev.get("random_baseline_seeds", 5))
     if kmeans_runs < 1 or n_random < 1:
@@ -381,7 +389,7 @@ def experiment_from_dict(doc, *, source_file=""):
         name=name, title=head.get("title", name), paper=head.get("paper", ""),
         description=head.get("description", ""), datasets=datasets, methods=methods,
         n_features=_as_int_list(ev.get("n_features", [10, 20, 50]), "[evaluation] n_features"),
-        kmeans_runs=kmeans_runs, kmeans_report=report, nn_loo=bool(ev.get("nn_loo", True)),
+        kmeans_runs=kmeans_runs, kmeans_report=report, kmeans_init=kmeans_init, nn_loo=bool(ev.get("nn_loo", True)),
         seed=int(ev.get("seed", 0)), random_baseline_seeds=n_random, tuning=tuple(tuning),
         published=published, source_file=str(source_file), protocols=tuple(protocols),
         fit_timeout=float(fit_timeout), grids=grids, metric_names=tuple(metric_names),

@@ -117,6 +117,7 @@ class EvalTask:
     kmeans_runs: int
     seed: int
     nn_loo: bool
+    kmeans_init: str = "random"
 
 
 def fit_key(data_fp, selector, class_path, params_json, counts, count_dependent, version):
@@ -127,11 +128,11 @@ def fit_key(data_fp, selector, class_path, params_json, counts, count_dependent,
     })
 
 
-def eval_key(data_fp, selected, kmeans_runs, seed, nn_loo, version):
+def eval_key(data_fp, selected, kmeans_runs, seed, nn_loo, version, kmeans_init="random"):
     return content_key({
         "format": CACHE_FORMAT, "kind": "eval", "data": data_fp,
         "selected": sorted(int(j) for j in selected), "kmeans_runs": kmeans_runs,
-        "kmeans_init": "random", "kmeans_max_iter": 100, "seed": seed, "nn_loo": nn_loo,
+        "kmeans_init": kmeans_init, "kmeans_max_iter": 100, "seed": seed, "nn_loo": nn_loo,
         "ufsel": version,
     })
 
@@ -300,7 +301,8 @@ def run_eval(task, store_root):
             warnings.simplefilter("always")
             res = evaluate_selection(X, y, np.asarray(task.selected, dtype=np.intp),
                                      n_runs=task.kmeans_runs, report="best_objective",
-                                     random_state=task.seed, loo=task.nn_loo)
+                                     random_state=task.seed, loo=task.nn_loo,
+                                     init=task.kmeans_init)
         eval_time = time.perf_counter() - t0
     except Exception as exc:
         return {"key": task.key, "error": _error_text(exc),

@@ -148,12 +148,16 @@ def check_selected(selected, n_features, *, name="selected"):
 
 
 def evaluate_selection(X, y, selected, *, n_clusters=None, n_runs=20, report="mean",
-                       random_state=0, loo=True):
-    """ACC/NMI (and optionally the 1-NN LOO error) on the columns ``selected`` of X."""
+                       random_state=0, loo=True, init="random"):
+    """ACC/NMI (and optionally the 1-NN LOO error) on the columns ``selected`` of X.
+
+    ``init`` is the k-means start of :func:`evaluate_clustering`: ``"random"``
+    (the papers' protocol) or ``"k-means++"`` (FSEVAL's).
+    """
     X = check_array(X, accept_sparse=("csr", "csc"), dtype=[np.float64, np.float32])
     Xs = X[:, check_selected(selected, X.shape[1])]
     out = evaluate_clustering(Xs, y, n_clusters=n_clusters, n_runs=n_runs, report=report,
-                              random_state=random_state)
+                              random_state=random_state, init=init)
     if loo:
         out["nn_loo_error"] = nn_loo_error(Xs, y)
     return out

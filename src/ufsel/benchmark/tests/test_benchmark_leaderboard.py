@@ -120,6 +120,27 @@ def test_ratio_grids_follow_fseval():
                               "evaluation": {"grids": {"g": {"ratios": [1.5]}}}})
 
 
+def test_kmeans_start_is_part_of_the_protocol_and_of_the_cache_key():
+    from ufsel.benchmark._units import eval_key
+    from ufsel.evaluation import evaluate_selection
+
+    assert experiment_from_dict({"datasets": ["wine"]}).kmeans_init == "random"
+    exp = experiment_from_dict({"datasets": ["wine"],
+                                "evaluation": {"kmeans_init": "k-means++"}})
+    assert exp.kmeans_init == "k-means++" and exp.to_dict()["kmeans_init"] == "k-means++"
+    with pytest.raises(ValueError, match="kmeans_init"):
+        experiment_from_dict({"datasets": ["wine"], "evaluation": {"kmeans_init": "kmeans"}})
+    args = ("fp", [0, 1], 10, 0, True, "v")
+    assert eval_key(*args) == eval_key(*args, "random") != eval_key(*args, "k-means++")
+    # the start reaches k-means: on structureless data the two starts end in different
+    # local minima, with the same seeds
+    rng = np.random.RandomState(0)
+    X, y = rng.rand(300, 3), rng.randint(0, 6, 300)
+    pp = evaluate_selection(X, y, [0, 1, 2], n_runs=5, loo=False, init="k-means++")
+    rnd = evaluate_selection(X, y, [0, 1, 2], n_runs=5, loo=False, init="random")
+    assert not np.array_equal(pp["inertia_runs"], rnd["inertia_runs"])
+
+
 def test_label_free_protocol_gives_the_estimated_cluster_count(tmp_path):
     pytest.importorskip("ufsel.model_selection")
     from ufsel.benchmark._units import DataRef, load_data
