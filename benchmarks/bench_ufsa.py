@@ -1,7 +1,7 @@
 """UFSA fit time and convergence at its defaults: JAFFE, UMIST, COIL20 (and optionally 70,000 x 784).
 
     UFSEL_DATA=/path/to/shared/data PYTHONPATH=src python benchmarks/bench_ufsa.py \
-        [--datasets jaffe umist coil20] [--mnist70k] [--repeats 3]
+        [--datasets jaffe umist coil20] [--mnist70k] [--repeats 3] [--w-max-iter 1000 5000]
 
 Default settings of :class:`ufsel.UFSA` (alpha = gamma = 1, k = 15, max_iter,
 tol, w_tol, w_max_iter at their defaults) with c = the number of classes. For
@@ -38,10 +38,10 @@ from ufsel.datasets import load_dataset, make_mnist70k_like
 PAPER_SECONDS = {"jaffe": 1.9178, "umist": 5.3407}
 
 
-def bench(name, X, c, repeats):
+def bench(name, X, c, repeats, **params):
     walls, cpus = [], []
     for _ in range(repeats):
-        sel = UFSA(50, n_clusters=c, random_state=0)
+        sel = UFSA(50, n_clusters=c, random_state=0, **params)
         t0, c0 = time.perf_counter(), time.process_time()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ConvergenceWarning)
@@ -52,7 +52,7 @@ def bench(name, X, c, repeats):
     W = sel.components_
     orth = float(np.max(np.abs(W.T @ W - np.eye(W.shape[1]))))
     paper = PAPER_SECONDS.get(name)
-    print(f"{name:8s} n={X.shape[0]} d={X.shape[1]} c={c} solver={sel.solver_} "
+    print(f"{name:8s} {params or ''} n={X.shape[0]} d={X.shape[1]} c={c} solver={sel.solver_} "
           f"s_step={sel.s_step_} | wall {min(walls):.2f} s (cpu {min(cpus):.2f} s)"
           + (f", paper {paper:.2f} s" if paper else "")
           + f" | n_iter={sel.n_iter_}/{sel.max_iter} converged={outer_ok} "
@@ -66,6 +66,8 @@ def main(argv=None):
     ap.add_argument("--datasets", nargs="*", default=["jaffe", "umist", "coil20"])
     ap.add_argument("--mnist70k", action="store_true")
     ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--w-max-iter", type=int, nargs="*", default=[None],
+                    help="also run with these w_max_iter (default: UFSA's default only)")
     args = ap.parse_args(argv)
     if not os.environ.get("UFSEL_DATA"):
         sys.exit("set UFSEL_DATA to the directory holding the .mat files")
@@ -73,7 +75,9 @@ def main(argv=None):
           f"(shared machine, {os.cpu_count()} cores)", flush=True)
     for name in args.datasets:
         b = load_dataset(name)
-        bench(name, b.data, np.unique(b.target).size, args.repeats)
+        for w in args.w_max_iter:
+            bench(name, b.data, np.unique(b.target).size, args.repeats,
+                  **({} if w is None else {"w_max_iter": w}))
     if args.mnist70k:
         b = make_mnist70k_like(random_state=0)
         bench("mnist70k", b.data, np.unique(b.target).size, 1)
