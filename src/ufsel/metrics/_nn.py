@@ -29,7 +29,10 @@ def nn_loo_error(X, y):
     row and can pick x_i itself when it has duplicates.
 
     Memory is bounded: distances are computed in row blocks
-    (:func:`sklearn.metrics.pairwise_distances_chunked`).
+    (:func:`sklearn.metrics.pairwise_distances_chunked`). They are squared
+    distances (the nearest neighbour is the same, and the square root, one
+    more pass over each block, could merge two distinct squared distances
+    into one rounded distance).
 
     Parameters
     ----------
@@ -43,7 +46,8 @@ def nn_loo_error(X, y):
     X = check_array(X, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2)
     y = check_labels(y)
     check_consistent_length(X, y)
-    nearest = np.concatenate(list(pairwise_distances_chunked(X, reduce_func=_nearest_other)))
+    nearest = np.concatenate(list(pairwise_distances_chunked(
+        X, reduce_func=_nearest_other, metric="euclidean", squared=True)))
     return float(np.mean(y[nearest] != y))
 
 
