@@ -40,9 +40,12 @@ depend on the BLAS's round-off.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy import sparse
 from sklearn.cluster import KMeans
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import adjusted_rand_score
 
 from ..linalg import constant_features
@@ -107,7 +110,14 @@ class _ClusterAgreement:
         self.reference = self._labels(Xr, 10)
 
     def _labels(self, Z, n_init):
-        km = KMeans(self.K, n_init=n_init, random_state=self.seed).fit(Z)
+        # A subset of few (e.g. binary or mostly constant) columns often has fewer
+        # distinct points than K: k-means then finds fewer clusters and warns. That is
+        # a property of the subset, which the criterion measures (a low agreement), not
+        # something the user can act on, so the warning is not passed on.
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Number of distinct clusters",
+                                    category=ConvergenceWarning)
+            km = KMeans(self.K, n_init=n_init, random_state=self.seed).fit(Z)
         return km.labels_
 
     def __call__(self, cols):

@@ -146,6 +146,18 @@ def test_random_subset_test_does_not_flag_random_supports():
     assert 0.2 < np.median(pvals) < 0.8
 
 
+def test_cluster_agreement_is_quiet_on_subsets_with_few_distinct_points():
+    import warnings
+
+    # two binary columns have at most 4 distinct points, fewer than K = 6 clusters
+    X, _, _ = make_planted_clusters(120, 3, 10, 6, random_state=0)
+    X[:, :2] = (X[:, :2] > 0).astype(float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = random_subset_test(X, [0, 1], n_clusters=6, n_draws=5, random_state=0)
+    assert r.statistic < 1.0
+
+
 def test_random_subset_test_mask_equals_indices_and_validates():
     X, _, informative = make_planted_clusters(100, 3, 10, 3, random_state=0)
     mask = np.zeros(13, dtype=bool)
