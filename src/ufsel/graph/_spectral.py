@@ -18,7 +18,7 @@ from scipy.sparse import csgraph
 from scipy.sparse import linalg as splinalg
 from sklearn.utils import check_random_state
 
-from ..linalg import DENSE_EIGH_MAX, partial_eigh
+from ..linalg import DENSE_EIGH_MAX, eigen_residuals, partial_eigh
 from ..utils import optional_available
 
 #: Laplacians up to this order are decomposed densely by ``laplacian_smallest``.
@@ -92,7 +92,9 @@ def spectral_embedding(W, n_components, *, drop_first=True, eigen_solver="auto",
         ``"dense"``, ``"arpack"``, ``"lobpcg"``: see
         :func:`ufsel.linalg.partial_eigh`. ``"amg"``: LOBPCG on the
         normalised Laplacian with an AMG preconditioner (needs pyamg,
-        ``pip install 'ufsel[amg]'``), residual tolerance 1e-6.
+        ``pip install 'ufsel[amg]'``), residual tolerance 1e-6; should
+        LOBPCG stop above ten times that (at its 300 iterations), ARPACK
+        solves the problem instead.
         ``"auto"``: dense up to ``DENSE_EIGH_MAX`` nodes, ``"amg"`` from
         ``AMG_MIN_NODES`` nodes when pyamg is installed, ARPACK otherwise.
     random_state : int, RandomState or None
@@ -146,9 +148,16 @@ def _spectral_embedding(W, n_components, drop_first, eigen_solver, random_state,
         u0 = np.sqrt(deg)[:, None]
         lam, V = partial_eigh(L, m, which="smallest", method="lobpcg", M="amg",
                               X0=u0 / max(np.linalg.norm(u0), 1e-300), tol=_AMG_TOL,
-                              maxiter=_AMG_MAXITER, random_state=random_state)
-        w = 1.0 - lam  # already descending
-    else:
+                              maxiter=_AMG_MAXITER, random_state=random_state,
+                              check_residuals=False)
+        # Never silently inexact: residuals above the tolerance (LOBPCG stopped at
+        # maxiter) send the problem to ARPACK, which converges to its own tolerance.
+        _, _, res = eigen_residuals(L, V)
+        if np.max(res) > 10.0 * _AMG_TOL:
+            eigen_solver = "arpack"
+        else:
+            w = 1.0 - lam  # already descending
+    if eigen_solver != "amg":
         w, V = partial_eigh(A, m, which="largest", method=eigen_solver,
                             random_state=random_state)
         w, V = w[::-1], V[:, ::-1]  # descending: lambda = 1 - w ascending
