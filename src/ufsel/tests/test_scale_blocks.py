@@ -82,40 +82,40 @@ def test_knn_affinity_float32_stays_float32(blobs):
     assert knn_affinity(blobs, 5).dtype == np.float64
 
 
-def test_amg_embedding_matches_arpack():
-    pytest.importorskip("pyamg")
+def _amg_against_arpack(monkeypatch=None, maxiter=None):
+    """(Laplacian eigenvalues, D-inner products) of the AMG and ARPACK embeddings of one
+    4-cluster graph; ``maxiter`` forces LOBPCG's iteration limit."""
     X, _ = make_blobs(3000, n_features=5, centers=4, cluster_std=3.0, random_state=1)
     W = knn_affinity(X, 10, weight="binary")
     Y0, l0 = spectral_embedding(W, 4, eigen_solver="arpack", random_state=0,
                                 return_eigenvalues=True)
+    if maxiter is not None:
+        from ufsel.graph import _spectral
+
+        monkeypatch.setattr(_spectral, "_AMG_MAXITER", maxiter)
     Y1, l1 = spectral_embedding(W, 4, eigen_solver="amg", random_state=0,
                                 return_eigenvalues=True)
-    np.testing.assert_allclose(l1, l0, atol=1e-6)
     deg = np.asarray(W.sum(axis=1)).ravel()
     # same D-orthonormal subspace: the D-inner products form an orthogonal matrix
-    C = Y0.T @ (deg[:, None] * Y1)
-    np.testing.assert_allclose(np.abs(np.linalg.svd(C, compute_uv=False)), 1.0, atol=1e-4)
+    return l0, l1, np.abs(np.linalg.svd(Y0.T @ (deg[:, None] * Y1), compute_uv=False))
+
+
+def test_amg_embedding_matches_arpack():
+    pytest.importorskip("pyamg")
+    l0, l1, sv = _amg_against_arpack()
+    np.testing.assert_allclose(l1, l0, atol=1e-6)
+    np.testing.assert_allclose(sv, 1.0, atol=1e-4)
 
 
 def test_amg_embedding_falls_back_to_arpack_when_lobpcg_stops_early(monkeypatch):
     pytest.importorskip("pyamg")
     import warnings
 
-    from ufsel.graph import _spectral
-
-    X, _ = make_blobs(3000, n_features=5, centers=4, cluster_std=3.0, random_state=1)
-    W = knn_affinity(X, 10, weight="binary")
-    Y0, l0 = spectral_embedding(W, 4, eigen_solver="arpack", random_state=0,
-                                return_eigenvalues=True)
-    monkeypatch.setattr(_spectral, "_AMG_MAXITER", 1)  # LOBPCG cannot converge in 1 step
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the fallback is silent: its result is converged
-        Y1, l1 = spectral_embedding(W, 4, eigen_solver="amg", random_state=0,
-                                    return_eigenvalues=True)
+        l0, l1, sv = _amg_against_arpack(monkeypatch, maxiter=1)  # 1 step cannot converge
     np.testing.assert_allclose(l1, l0, atol=1e-8)
-    deg = np.asarray(W.sum(axis=1)).ravel()
-    C = Y0.T @ (deg[:, None] * Y1)
-    np.testing.assert_allclose(np.abs(np.linalg.svd(C, compute_uv=False)), 1.0, atol=1e-6)
+    np.testing.assert_allclose(sv, 1.0, atol=1e-6)
 
 
 def test_partial_eigh_rejects_unknown_preconditioner():
