@@ -2,6 +2,15 @@
 
     UFSEL_DATA=/path/to/shared/data PYTHONPATH=src python benchmarks/fseval_sanity.py \
         [--datasets allaml coil20 ...] [--out benchmarks/results/leaderboard/fseval_sanity.csv]
+        [--leaderboard benchmarks/results/leaderboard]
+
+With ``--leaderboard DIR`` nothing is recomputed: the values are read from
+that leaderboard run's ``results.csv`` (MaxVariance and LaplacianScore at
+their defaults, the ``fseval_small`` grid, mean over the 20 ratios), so the
+check is of the leaderboard's own numbers. The leaderboard's evaluation is
+FSEVAL's except in two details: its 10 k-means seeds are drawn from
+``RandomState(0)`` rather than being 0..9, and k-means stops after 100
+iterations rather than 300.
 
 FSEVAL (Rajabinasab, Houle, Chelly, Zimek 2026; PyPI ``sdufseval``) evaluates a
 feature ranking as follows (its ``fseval.py`` and ``eval.py``): the features
@@ -29,6 +38,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _leaderboard_results import ratio_counts, ratio_mean, read_leaderboard
 from sklearn.cluster import KMeans
 
 from ufsel import LaplacianScore, MaxVariance
@@ -68,7 +78,10 @@ def main(argv=None):
     ap.add_argument("--datasets", nargs="*", help="FSEVAL or ufsel names (default: every "
                     "data set both share)")
     ap.add_argument("--out", default="benchmarks/results/leaderboard/fseval_sanity.csv")
+    ap.add_argument("--leaderboard", help="read the values from this leaderboard run's "
+                                          "results.csv instead of computing them")
     args = ap.parse_args(argv)
+    board = read_leaderboard(Path(args.leaderboard) / "results.csv") if args.leaderboard else None
     by_ufsel = {v[0]: k for k, v in PUBLISHED.items()}
     names = [by_ufsel.get(n, n) for n in (args.datasets or list(PUBLISHED))]
     unknown = [n for n in names if n not in PUBLISHED]
@@ -77,15 +90,26 @@ def main(argv=None):
     rows = []
     for name in names:
         ds, pub_var, pub_lap = PUBLISHED[name]
+        if board is not None and ds not in board:
+            print(f"{name:14s} not in the leaderboard run: skipped", flush=True)
+            continue
         b = load_dataset(ds)
         X = np.asarray(b.data, dtype=np.float64)
         y = np.asarray(b.target)
         for method, est, pub in (("MaxVariance", MaxVariance(), pub_var),
                                  ("LaplacianScore", LaplacianScore(), pub_lap)):
             t0 = time.perf_counter()
-            # FSEVAL sorts by decreasing score; ufsel's ranking_ is already best first
-            order = np.argsort(est.fit(X).ranking_, kind="stable")
-            ours = fseval_acc(X, y, order)
+            if board is not None:
+                values = board[ds][method.lower()]["acc"]
+                ours = ratio_mean(values, ratio_counts(X.shape[1], RATIOS))
+                if ours is None:
+                    print(f"{name:14s} {method:15s} missing counts: skipped", flush=True)
+                    continue
+                ours *= 100
+            else:
+                # FSEVAL sorts by decreasing score; ufsel's ranking_ is already best first
+                order = np.argsort(est.fit(X).ranking_, kind="stable")
+                ours = fseval_acc(X, y, order)
             rows.append({"dataset": name, "ufsel_dataset": ds, "method": method,
                          "fseval_published": pub, "ufsel": round(ours, 2),
                          "difference": round(ours - pub, 2),

@@ -38,16 +38,14 @@ after each data set. Data sets run in the leaderboard's order.
 from __future__ import annotations
 
 import argparse
-import csv
-import math
 import os
 import platform
 import time
 import warnings
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+from _leaderboard_results import ratio_counts, ratio_mean, read_leaderboard
 from sklearn.exceptions import ConvergenceWarning
 
 import ufsel
@@ -58,14 +56,8 @@ from ufsel.model_selection import AutoSelector
 
 REPO = Path(__file__).resolve().parents[1]
 GRID = "fseval_small"
-PROTOCOL = "n_classes"
 #: Bump when AutoSelector's defaults change, so that cached routes (only) are recomputed.
 ROUTE_VERSION = "excess-plateau-count-v2"  # n_resamples does not change the ranking
-
-
-def ratio_counts(d, ratios):
-    """k = ceil(p d) for each ratio, with repeats (FSEVAL averages over the ratios)."""
-    return [max(1, math.ceil(round(p * d, 9))) for p in ratios]
 
 
 def route_ranking(X):
@@ -79,31 +71,6 @@ def route_ranking(X):
             "n_clusters": sel.n_clusters_, "n_features": sel.n_features_to_select_,
             "beats_random": v.beats_random, "z": v.z_score, "p": v.p_value,
             "stability": None if v.stability is None else v.stability.value}
-
-
-def read_leaderboard(path):
-    """{dataset: {method: {"acc": {k: v}, "nmi": {k: v}, "status": {k: s}}}} (n_classes, defaults)."""
-    out = defaultdict(lambda: defaultdict(lambda: {"acc": {}, "nmi": {}, "status": {}}))
-    with open(path, newline="") as fh:
-        for r in csv.DictReader(fh):
-            if r["metric"] not in ("acc", "nmi"):
-                continue
-            if r["method"] not in ("random", "all_features") and (
-                    r["protocol"] != PROTOCOL or r["tuning"] != "defaults"):
-                continue
-            cell = out[r["dataset"]][r["method"]]
-            k = int(r["n_features"])
-            cell["status"][k] = r["status"]
-            if r["status"] == "ok" and r["value"] != "":
-                cell[r["metric"]][k] = float(r["value"])
-    return out
-
-
-def ratio_mean(values, ks):
-    """Mean over the ratios, or None when a count is missing (timed out, failed)."""
-    if any(k not in values for k in ks):
-        return None
-    return float(np.mean([values[k] for k in ks]))
 
 
 def run_dataset(ds, exp, store, route_store, board, log):
