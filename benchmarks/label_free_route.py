@@ -201,7 +201,7 @@ def write_table(rows, path, command, elapsed):
             a = np.array(vals)
             table.append((name, int(np.sum(a[:, 0] > a[:, 1])), len(vals), 100 * a[:, 0].mean(),
                           100 * (a[:, 2] - a[:, 0]).mean()))
-        for name, wins, runs, mean, gap in sorted(table, key=lambda t: (-t[1] / t[2], t[4])):
+        for name, wins, runs, mean, gap in sorted(table, key=lambda t: (-t[1], t[4])):
             label = "**label-free route**" if name == "route" else name
             lines.append(f"| {label} | {wins} of {runs} | {runs} | {mean:.1f} | {gap:.1f} |")
     lines.append("")
