@@ -97,6 +97,19 @@ def _c(params, data):
     return {k: (c if v == "c" else c - 1 if v == "c-1" else v) for k, v in params.items()}
 
 
+#: One reference run serves two ufsel settings (RUFS's local matrix, RNE's residual).
+_RUFS_PARAMS = dict(n_features_to_select=TOP, n_clusters="c", nu=1.0, alpha=1.0, beta=1.0,
+                    max_iter=20)
+_RUFS_FILES = ["fs_unsup_rufs.m", "localLearnMx_KRR.m"]
+_RUFS_OCTAVE = (
+    "rand('twister', 5489); lab = litekmeans(X, c, 'Replicates', 10);\n"
+    "G0 = full(sparse(1:size(X, 1), lab, 1, size(X, 1), c));\n"
+    "L = localLearnMx_KRR(X, struct('nNeighbors', 5, 'rLambda', 0.1));\n"
+    "W = fs_unsup_rufs(X, L, G0, struct('nu', 1, 'alpha', 1, 'beta', 1, 'MaxIter', 20, "
+    "'epsilon', 1e-2, 'verbose', 0));\n[~, idx] = sort(sum(W .^ 2, 2), 'descend');")
+_RNE_PARAMS = dict(n_features_to_select=TOP, n_neighbors=5, random_state=0)
+_RNE_OCTAVE = "rand('seed', 23); [idx, obj] = RNE_obj(X, TOP, 5);"
+
 METHODS = [
     Method("laplacian_score", "LaplacianScore",
            dict(n_features_to_select=TOP, n_neighbors=5, weight="heat", t="mean"),
@@ -141,26 +154,10 @@ METHODS = [
            "[~, S] = computeLocalStructure(X, 'lle', 5);\n"
            "[W, ~, obj] = fs_unsup_jelsr(X, S, c, 1, 1); [~, idx] = sort(sum(W .^ 2, 2), 'descend');",
            "LLE graph k=5, alpha=beta=1, 20 iterations"),
-    Method("rufs", "RUFS",
-           dict(n_features_to_select=TOP, n_clusters="c", nu=1.0, alpha=1.0, beta=1.0,
-                max_iter=20),
-           ["fs_unsup_rufs.m", "localLearnMx_KRR.m"],
-           "rand('twister', 5489); lab = litekmeans(X, c, 'Replicates', 10);\n"
-           "G0 = full(sparse(1:size(X, 1), lab, 1, size(X, 1), c));\n"
-           "L = localLearnMx_KRR(X, struct('nNeighbors', 5, 'rLambda', 0.1));\n"
-           "W = fs_unsup_rufs(X, L, G0, struct('nu', 1, 'alpha', 1, 'beta', 1, 'MaxIter', 20, "
-           "'epsilon', 1e-2, 'verbose', 0));\n[~, idx] = sort(sum(W .^ 2, 2), 'descend');",
+    Method("rufs", "RUFS", _RUFS_PARAMS, _RUFS_FILES, _RUFS_OCTAVE,
            "FSASL setup (MaxIter 20, epsilon 1e-2); ufsel's default heat-kernel local matrix"),
-    Method("rufs_affinity", "RUFS",
-           dict(n_features_to_select=TOP, n_clusters="c", nu=1.0, alpha=1.0, beta=1.0,
-                max_iter=20, local_kernel="affinity"),
-           ["fs_unsup_rufs.m", "localLearnMx_KRR.m"],
-           "rand('twister', 5489); lab = litekmeans(X, c, 'Replicates', 10);\n"
-           "G0 = full(sparse(1:size(X, 1), lab, 1, size(X, 1), c));\n"
-           "L = localLearnMx_KRR(X, struct('nNeighbors', 5, 'rLambda', 0.1));\n"
-           "W = fs_unsup_rufs(X, L, G0, struct('nu', 1, 'alpha', 1, 'beta', 1, 'MaxIter', 20, "
-           "'epsilon', 1e-2, 'verbose', 0));\n[~, idx] = sort(sum(W .^ 2, 2), 'descend');",
-           "as rufs, ufsel with local_kernel='affinity' (FSASL's local matrix)"),
+    Method("rufs_affinity", "RUFS", {**_RUFS_PARAMS, "local_kernel": "affinity"}, _RUFS_FILES,
+           _RUFS_OCTAVE, "as rufs, ufsel with local_kernel='affinity' (FSASL's local matrix)"),
     Method("rsfs", "RSFS",
            dict(n_features_to_select=TOP, n_clusters="c", alpha=1.0, beta=1.0, gamma=1.0, nu=1e8,
                 graph="heat", f_update="sqrt", max_iter=20, tol=1e-3),
@@ -178,15 +175,10 @@ METHODS = [
            "[W, obj] = InterationW_SPCA(X', 1e4, c - 1); [~, idx] = sort(sum(W .^ 2, 2), 'descend');",
            "gamma=1e4, m=c-1; St symmetrised (see module docstring)",
            patch={"InterationW_SPCA.m": ("St = X*H*X';", "St = X*H*X'; St = (St + St') / 2;")}),
-    Method("rne", "RNE", dict(n_features_to_select=TOP, n_neighbors=5, random_state=0),
-           ["RNE_obj.m"],
-           "rand('seed', 23); [idx, obj] = RNE_obj(X, TOP, 5);",
+    Method("rne", "RNE", _RNE_PARAMS, ["RNE_obj.m"], _RNE_OCTAVE,
            "m=50, K=5; random starts differ"),
-    Method("rne_transposed", "RNE",
-           dict(n_features_to_select=TOP, n_neighbors=5, residual="transposed", random_state=0),
-           ["RNE_obj.m"],
-           "rand('seed', 23); [idx, obj] = RNE_obj(X, TOP, 5);",
-           "ufsel residual='transposed' (the reference's (I - W^T) X)"),
+    Method("rne_transposed", "RNE", {**_RNE_PARAMS, "residual": "transposed"}, ["RNE_obj.m"],
+           _RNE_OCTAVE, "ufsel residual='transposed' (the reference's (I - W^T) X)"),
 ]
 BY_NAME = {m.name: m for m in METHODS}
 
