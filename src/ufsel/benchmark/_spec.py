@@ -199,7 +199,8 @@ class Experiment:
             "datasets": [vars(d).copy() for d in self.datasets],
             "methods": [vars(m).copy() for m in self.methods],
             "n_features": list(self.n_features), "kmeans_runs": self.kmeans_runs,
-            "kmeans_report": self.kmeans_report, "kmeans_init": self.kmeans_init, "nn_loo": self.nn_loo, "seed": self.seed,
+            "kmeans_report": self.kmeans_report, "kmeans_init": self.kmeans_init,
+            "nn_loo": self.nn_loo, "seed": self.seed,
             "random_baseline_seeds": self.random_baseline_seeds, "tuning": list(self.tuning),
             "published": copy.deepcopy(self.published), "source_file": self.source_file,
             "protocols": list(self.protocols), "fit_timeout": self.fit_timeout,
@@ -273,8 +274,7 @@ def experiment_from_dict(doc, *, source_file=""):
     _check_keys(head, {"name", "title", "paper", "description"}, "[experiment]")
     ev = doc.get("evaluation", {})
     _check_keys(ev, {"n_features", "kmeans_runs", "kmeans_report", "kmeans_init", "nn_loo",
-                     "seed",
-                     "random_baseline_seeds", "tuning", "protocols", "fit_timeout", "grids",
+                     "seed", "random_baseline_seeds", "tuning", "protocols", "fit_timeout", "grids",
                      "metrics"}, "[evaluation]")
     protocols = ev.get("protocols", ["n_classes"])
     protocols = [protocols] if isinstance(protocols, str) else list(protocols)
@@ -389,7 +389,8 @@ def experiment_from_dict(doc, *, source_file=""):
         name=name, title=head.get("title", name), paper=head.get("paper", ""),
         description=head.get("description", ""), datasets=datasets, methods=methods,
         n_features=_as_int_list(ev.get("n_features", [10, 20, 50]), "[evaluation] n_features"),
-        kmeans_runs=kmeans_runs, kmeans_report=report, kmeans_init=kmeans_init, nn_loo=bool(ev.get("nn_loo", True)),
+        kmeans_runs=kmeans_runs, kmeans_report=report, kmeans_init=kmeans_init,
+        nn_loo=bool(ev.get("nn_loo", True)),
         seed=int(ev.get("seed", 0)), random_baseline_seeds=n_random, tuning=tuple(tuning),
         published=published, source_file=str(source_file), protocols=tuple(protocols),
         fit_timeout=float(fit_timeout), grids=grids, metric_names=tuple(metric_names),
