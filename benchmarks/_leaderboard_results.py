@@ -20,12 +20,12 @@ def ratio_counts(d, ratios):
 
 
 def read_leaderboard(path, protocol=PROTOCOL):
-    """``{dataset: {method: {"acc": {k: v}, "nmi": {k: v}, "status": {k: s}}}}``.
+    """``{dataset: {method: {"acc": {k: v}, "nmi": {k: v}}}}``, counts k with a value only.
 
     Each method at its defaults under ``protocol``, plus the baselines ``random`` and
     ``all_features`` (which have no protocol).
     """
-    out = defaultdict(lambda: defaultdict(lambda: {"acc": {}, "nmi": {}, "status": {}}))
+    out = defaultdict(lambda: defaultdict(lambda: {"acc": {}, "nmi": {}}))
     with open(path, newline="") as fh:
         for r in csv.DictReader(fh):
             if r["metric"] not in ("acc", "nmi"):
@@ -33,11 +33,8 @@ def read_leaderboard(path, protocol=PROTOCOL):
             if r["method"] not in ("random", "all_features") and (
                     r["protocol"] != protocol or r["tuning"] != "defaults"):
                 continue
-            cell = out[r["dataset"]][r["method"]]
-            k = int(r["n_features"])
-            cell["status"][k] = r["status"]
             if r["status"] == "ok" and r["value"] != "":
-                cell[r["metric"]][k] = float(r["value"])
+                out[r["dataset"]][r["method"]][r["metric"]][int(r["n_features"])] = float(r["value"])
     return out
 
 

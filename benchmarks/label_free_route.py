@@ -74,7 +74,8 @@ def route_ranking(X):
 
 
 def run_dataset(ds, exp, store, route_store, board, log):
-    X, y, fp = load_data(DataRef(label=ds.label, name=ds.name, preprocess=ds.preprocess))
+    ref = DataRef(label=ds.label, name=ds.name, preprocess=ds.preprocess)
+    X, y, fp = load_data(ref)
     n, d = X.shape
     K = int(np.unique(y).size)
     ratios = exp.grids[GRID]["ratios"]
@@ -89,7 +90,6 @@ def run_dataset(ds, exp, store, route_store, board, log):
     log(f"  route: {route['method']} std={route['standardize']} K={route['n_clusters']} "
         f"k={route['n_features']} beats_random={route['beats_random']} ({route['time_s']:.1f} s)")
     order = np.argsort(np.asarray(route["ranking"]), kind="stable")
-    ref = DataRef(label=ds.label, name=ds.name, preprocess=ds.preprocess)
     acc, nmi = {}, {}
     for k in sorted(set(ks)):
         sel = tuple(sorted(int(j) for j in order[:k]))
@@ -105,18 +105,15 @@ def run_dataset(ds, exp, store, route_store, board, log):
                 raise RuntimeError(res["error"])
             entry = res["entry"]
         acc[k], nmi[k] = entry["acc_mean"], entry["nmi_mean"]
-    methods = {}
-    for m, cell in board.get(ds.label, {}).items():
-        if m == "all_features":
-            continue
-        methods[m] = {"acc": ratio_mean(cell["acc"], ks), "nmi": ratio_mean(cell["nmi"], ks),
-                      "status": sorted({s for s in cell["status"].values() if s != "ok"})}
+    methods = {m: {"acc": ratio_mean(cell["acc"], ks), "nmi": ratio_mean(cell["nmi"], ks)}
+               for m, cell in board.get(ds.label, {}).items() if m != "all_features"}
     if "random" not in methods or methods["random"]["acc"] is None:
         raise RuntimeError(f"{ds.label}: the leaderboard has no random-subset results "
                            f"(run it on this data set first)")
+    scored = {m: v["acc"] for m, v in methods.items() if m != "random" and v["acc"] is not None}
     return {"name": ds.label, "n": n, "d": d, "classes": K, "route": route,
             "route_acc": ratio_mean(acc, ks), "route_nmi": ratio_mean(nmi, ks),
-            "methods": methods}
+            "methods": methods, "best": max(scored, key=scored.get)}
 
 
 def write_table(rows, path, command, elapsed):
@@ -124,8 +121,8 @@ def write_table(rows, path, command, elapsed):
     lines = [
         "# The label-free route on the shared data sets, evaluated with the labels afterwards",
         "",
-        "Selection without labels: `AutoSelector(random_state=0, n_resamples=0)` (K by eigengap; method and "
-        "standardisation among MaxVariance, LaplacianScore, SPEC, MCFS, SPCAFS by the k-means "
+        "Selection without labels: `AutoSelector(random_state=0, n_resamples=0)` (K by "
+        "eigengap; method and standardisation among MaxVariance, LaplacianScore, SPEC, MCFS, SPCAFS by the k-means "
         "cluster-agreement z-score against random subsets at 2/5/10 % of d). Evaluation with "
         "the labels, by the leaderboard's evaluation (FSEVAL's protocol): k = ceil(p d) for "
         "p = 0.5 %, 1 %, ..., 10 %; k-means++ with K = classes, 10 seeds; ACC (Hungarian) and "
@@ -146,14 +143,10 @@ def write_table(rows, path, command, elapsed):
         "ACC | MaxVar ACC | LapScore ACC | best (labels) ACC | route NMI | random NMI | best NMI |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    summary = []
     for r in rows:
-        rt, ms = r["route"], r["methods"]
+        rt, ms, best = r["route"], r["methods"], r["best"]
         choice = f"{rt['method']}{' (std)' if rt['standardize'] else ''}, k={rt['n_features']}"
         verdict = f"{'yes' if rt['beats_random'] else 'NO'} (p={rt['p']:.2g})"
-        scored = {m: v for m, v in ms.items() if m != "random" and v["acc"] is not None}
-        best = max(scored, key=lambda m: scored[m]["acc"])
-        r["best"] = best
         lines.append(
             f"| {r['name']} | {r['n']} | {r['d']} | {r['classes']} | {rt['n_clusters']} | "
             f"{choice} | {verdict} | {pct(r['route_acc'])} | {pct(ms['random']['acc'])} | "
@@ -161,7 +154,6 @@ def write_table(rows, path, command, elapsed):
             f"{pct(ms.get('laplacianscore', {}).get('acc'))} | "
             f"{pct(ms[best]['acc'])} ({best}) | {pct(r['route_nmi'])} | "
             f"{pct(ms['random']['nmi'])} | {pct(ms[best]['nmi'])} |")
-        summary.append(r)
     if rows:
         m = len(rows)
         beats = sum(r["route_acc"] > r["methods"]["random"]["acc"] for r in rows)
