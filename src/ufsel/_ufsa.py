@@ -391,8 +391,9 @@ class UFSA(BaseSelector):
       the outer test then stops on slow progress rather than at a minimum:
       with ``w_max_iter=5000`` objective (7) ends at 82.8 instead of 140.0
       (49 iterations; ``benchmarks/bench_ufsa.py --datasets jaffe
-      --w-max-iter 1000 5000`` prints both). The default is kept at 1000 for time; a faster W-step
-      solver than GPI for this badly conditioned quadratic is open work.
+      --w-max-iter 1000 5000`` prints both). The default is kept at 1000
+      for time; a faster W-step solver than GPI for this badly conditioned
+      quadratic is open work.
     - Ties. The S-step's squared distances are recomputed from differences
       (not from the expanded ``||a||^2 - 2 a.b + ||b||^2`` of the brute-force
       search) and equal distances are ordered by index, so the neighbour
