@@ -1,4 +1,4 @@
-"""Tests of the issue-5a baselines: UDFS, NDFS, JELSR, RUFS, SPEC and their shared blocks."""
+"""Tests of the baselines UDFS, NDFS, JELSR, RUFS, SPEC and their shared blocks."""
 
 import warnings
 

@@ -128,7 +128,7 @@ DATA = os.environ.get("UFSEL_DATA")
                     reason="benchmark data not available: set UFSEL_DATA")
 @pytest.mark.parametrize("name,limit", [("coil20", 0.015), ("orl", 0.10)])
 def test_mcfs_paper_table7_1nn_error(name, limit):
-    """Issue 2 acceptance: 50 features, k = 5, K = number of classes (paper: 0.1 % / 8.5 %)."""
+    """Acceptance: 50 features, k = 5, K = number of classes (paper: 0.1 % / 8.5 %)."""
     b = load_dataset(name)
     c = np.unique(b.target).size
     sel = MCFS(50, n_clusters=c, n_neighbors=5, random_state=0).fit(b.data)
