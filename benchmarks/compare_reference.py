@@ -86,7 +86,8 @@ class Method:
     ufsel_class: str
     ufsel_params: dict
     needs: list  # reference files (by name) whose folders go on Octave's path
-    octave: str  # body; sees X (n x d), c, TOP; sets idx (ranking, 1-based) and maybe obj
+    octave: str | None  # body; sees X (n x d), c, TOP; sets idx (1-based ranking), maybe obj;
+    #                     None: no reference code
     note: str = ""
     patch: dict = field(default_factory=dict)  # file name -> (old, new) text patch
 
@@ -180,6 +181,13 @@ METHODS = [
     Method("rne_transposed", "RNE", {**_RNE_PARAMS, "residual": "transposed"}, ["RNE_obj.m"],
            _RNE_OCTAVE, "ufsel residual='transposed' (the reference's (I - W^T) X)"),
 ]
+
+#: Selectors without public reference code: timed against ufsel's previous version
+#: (``--baseline-src``) only, at their defaults with n_clusters = c where they have one.
+NO_REFERENCE = ["MaxVariance", "EVSC", "EUFS", "QAlpha", "DGUFS", "SOGFS", "LGDFS", "UFSA"]
+METHODS += [Method(cls.lower(), cls, dict(n_features_to_select=TOP, n_clusters="c"), [], None,
+                   "no public reference code: against the previous version only")
+            for cls in NO_REFERENCE]
 BY_NAME = {m.name: m for m in METHODS}
 
 
@@ -258,6 +266,8 @@ def find_reference_dirs(root):
 
 
 def run_octave(method, data, tmp, files, threads, timeout):
+    if method.octave is None:
+        return dict(error="no reference code")
     missing = [f for f in method.needs if f not in files]
     if missing:
         return dict(error=f"reference file {missing[0]} not found")
@@ -424,6 +434,16 @@ def write_markdown(path, rows, command, started, load_start, load_end, args):
             f"{_fmt(b.get('time'), '.2f')} | {_fmt(r['vs_base'], '.2f')} | "
             f"{_fmt(r['overlap'], '.2f')} | {_fmt(u.get('objective'), '.6g')} | "
             f"{_fmt(ref.get('objective'), '.6g')} | {'; '.join(n for n in notes if n)} |")
+    ratios = [(r["ratio"], r["method"], r["data"]) for r in rows if r["ratio"] is not None]
+    if ratios:
+        worst = max(ratios)
+        lines += ["", f"Against the reference code: ratio <= 1 in {sum(q <= 1 for q, _, _ in ratios)} "
+                  f"of {len(ratios)} cells; the largest is {worst[0]:.2f} ({worst[1]}, {worst[2]})."]
+    bases = [(r["vs_base"], r["method"], r["data"]) for r in rows if r["vs_base"] is not None]
+    if bases:
+        lines += ["", f"Against the previous version: vs base <= 1.1 in "
+                  f"{sum(q <= 1.1 for q, _, _ in bases)} of {len(bases)} cells; the largest is "
+                  f"{max(bases)[0]:.2f} ({max(bases)[1]}, {max(bases)[2]})."]
     tmp = Path(str(path) + ".tmp")
     tmp.write_text("\n".join(lines) + "\n")
     os.replace(tmp, path)

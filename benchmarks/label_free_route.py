@@ -19,7 +19,9 @@ ratios p = 0.5 %, 1 %, ..., 10 % of d (k = ceil(p d), the ``fseval_small``
 grid), k-means++ with K = the number of classes over 10 seeds, Hungarian
 accuracy (ACC) and NMI; each value is the mean over the seeds, then over the 20
 ratios (a count reached by several ratios counts that many times, as in
-FSEVAL). The route's subsets are evaluated here, through the leaderboard's
+FSEVAL). When the chosen method's ranking depends on the count (MCFS: its
+LARS cardinality), the chosen configuration is evaluated with its ranking for
+each count, as the leaderboard evaluates MCFS. The route's subsets are evaluated here, through the leaderboard's
 own evaluation unit and cache keys; the others are read from
 ``results.csv``:
 
@@ -52,12 +54,12 @@ import ufsel
 from ufsel.benchmark import load_experiment
 from ufsel.benchmark._cache import Store, atomic_write_text, content_key
 from ufsel.benchmark._units import DataRef, EvalTask, eval_key, load_data, run_eval
-from ufsel.model_selection import AutoSelector
+from ufsel.model_selection import DEFAULT_METHODS, AutoSelector
 
 REPO = Path(__file__).resolve().parents[1]
 GRID = "fseval_small"
 #: Bump when AutoSelector's defaults change, so that cached routes (only) are recomputed.
-ROUTE_VERSION = "excess-plateau-count-v2"  # n_resamples does not change the ranking
+ROUTE_VERSION = "count-rankings-v3"  # n_resamples does not change the ranking
 
 
 def route_ranking(X):
@@ -70,10 +72,35 @@ def route_ranking(X):
             "method": sel.method_, "standardize": sel.params_["standardize"],
             "n_clusters": sel.n_clusters_, "n_features": sel.n_features_to_select_,
             "beats_random": v.beats_random, "z": v.z_score, "p": v.p_value,
-            "stability": None if v.stability is None else v.stability.value}
+            "stability": None if v.stability is None else v.stability.value,
+            "candidates": [{k: c.get(k) for k in ("method", "standardize", "z_score")}
+                           for c in sel.candidates_]}
 
 
-def run_dataset(ds, exp, store, route_store, board, log):
+def count_rankings(X, route, ks, key, route_store):
+    """The chosen configuration's ranking for each evaluated count, when it depends on the count.
+
+    MCFS's ranking depends on its LARS cardinality: the leaderboard evaluates it with the
+    ranking for each count (``fit_rankings``), and so is the route's choice here, rather
+    than with the single ranking for the count the route suggested (which, at a large
+    suggested count, would judge MCFS by a ranking meant for many more features). None
+    for a method whose ranking does not depend on the count.
+    """
+    cls = ufsel.SELECTORS[route["method"]] if route["method"] in ufsel.SELECTORS else None
+    if cls is None or not cls._scores_depend_on_count:
+        return None
+    ckey = content_key({"route": key, "counts": sorted(set(ks))})
+    entry = route_store.get("count_rankings", ckey)
+    if entry is None:
+        params = {"n_clusters": route["n_clusters"], "random_state": 0}
+        Xfit = AutoSelector._standardized(X) if route["standardize"] else X
+        rankings = cls(**params).fit_rankings(Xfit, sorted(set(ks)))
+        entry = route_store.put("count_rankings", ckey,
+                                {str(k): r.tolist() for k, r in rankings.items()})
+    return entry
+
+
+def run_dataset(ds, exp, store, route_store, board, board_lf, log):
     ref = DataRef(label=ds.label, name=ds.name, preprocess=ds.preprocess)
     X, y, fp = load_data(ref)
     n, d = X.shape
@@ -89,9 +116,11 @@ def run_dataset(ds, exp, store, route_store, board, log):
             route = route_store.put("ranking", key, route_ranking(X))
     log(f"  route: {route['method']} std={route['standardize']} K={route['n_clusters']} "
         f"k={route['n_features']} beats_random={route['beats_random']} ({route['time_s']:.1f} s)")
-    order = np.argsort(np.asarray(route["ranking"]), kind="stable")
+    per_count = count_rankings(X, route, ks, key, route_store)
     acc, nmi = {}, {}
     for k in sorted(set(ks)):
+        ranking = per_count[str(k)] if per_count else route["ranking"]
+        order = np.argsort(np.asarray(ranking), kind="stable")
         sel = tuple(sorted(int(j) for j in order[:k]))
         ekey = eval_key(fp, sel, exp.kmeans_runs, exp.seed, exp.nn_loo, ufsel.__version__,
                         exp.kmeans_init)
@@ -111,9 +140,42 @@ def run_dataset(ds, exp, store, route_store, board, log):
         raise RuntimeError(f"{ds.label}: the leaderboard has no random-subset results "
                            f"(run it on this data set first)")
     scored = {m: v["acc"] for m, v in methods.items() if m != "random" and v["acc"] is not None}
+    label_free = {m: ratio_mean(cell["acc"], ks) for m, cell in board_lf.get(ds.label, {}).items()
+                  if m not in ("all_features", "random")}
     return {"name": ds.label, "n": n, "d": d, "classes": K, "route": route,
             "route_acc": ratio_mean(acc, ks), "route_nmi": ratio_mean(nmi, ks),
-            "methods": methods, "best": max(scored, key=scored.get)}
+            "methods": methods, "best": max(scored, key=scored.get),
+            "label_free": {m: a for m, a in label_free.items() if a is not None}}
+
+
+def _verdict_hits(rows, said):
+    """'a of b': of the b data sets where the verdict was ``said``, a where ACC beat random."""
+    sub = [r for r in rows if bool(r["route"]["beats_random"]) == said]
+    hits = sum(r["route_acc"] > r["methods"]["random"]["acc"] for r in sub)
+    return f"{hits} of {len(sub)}"
+
+
+def _fixed_choice_table(rows, names, acc_of):
+    """Markdown rows: the route and each fixed choice (wins over random, mean ACC, gap to best)."""
+    out = ["| method | beats random | runs | mean ACC | mean gap to best |", "|---|---|---|---|---|"]
+    table = []
+    for name in ["route"] + list(names):
+        vals = []
+        for r in rows:
+            a = r["route_acc"] if name == "route" else acc_of(r, name)
+            if a is not None:
+                vals.append((a, r["methods"]["random"]["acc"], r["methods"][r["best"]]["acc"]))
+        if not vals:
+            continue
+        a = np.array(vals)
+        table.append((name, int(np.sum(a[:, 0] > a[:, 1])), len(vals), 100 * a[:, 0].mean(),
+                      100 * (a[:, 2] - a[:, 0]).mean()))
+    labels = {"route": "**label-free route**",
+              "oracle": "*oracle: best of the route's candidates, chosen with labels*"}
+    for name, wins, runs, mean, gap in sorted(table, key=lambda t: (-t[1], t[4])):
+        out.append(f"| {labels.get(name, name)} | {wins} of {runs} | {runs} | {mean:.1f} | "
+                   f"{gap:.1f} |")
+    return out
 
 
 def write_table(rows, path, command, elapsed):
@@ -123,7 +185,10 @@ def write_table(rows, path, command, elapsed):
         "",
         "Selection without labels: `AutoSelector(random_state=0, n_resamples=0)` (K by "
         "eigengap; method and standardisation among MaxVariance, LaplacianScore, SPEC, MCFS, SPCAFS by the k-means "
-        "cluster-agreement z-score against random subsets at 2/5/10 % of d). Evaluation with "
+        "cluster-agreement z-score against random subsets at 2/5/10 % of d). The route is judged "
+        "by the configuration it chose (method, standardisation, K), evaluated at every count "
+        "of the protocol (MCFS, whose ranking depends on the count, with its ranking for each "
+        "count, as the leaderboard evaluates it); `k` is the count it suggests. Evaluation with "
         "the labels, by the leaderboard's evaluation (FSEVAL's protocol): k = ceil(p d) for "
         "p = 0.5 %, 1 %, ..., 10 %; k-means++ with K = classes, 10 seeds; ACC (Hungarian) and "
         "NMI in %, mean over the seeds, then over the 20 ratios. `random` = the mean of 10 "
@@ -137,11 +202,15 @@ def write_table(rows, path, command, elapsed):
         f"`{command}`",
         "",
         f"Run time of this invocation: {elapsed / 60:.1f} min (cached routes and evaluations "
-        f"are not recomputed); machine {platform.machine()}, {os.cpu_count()} cores.",
+        f"are not recomputed); machine {platform.machine()}, {os.cpu_count()} cores. The "
+        f"route's own run time (`route s`: the `AutoSelector` fit, one BLAS thread, taken when "
+        f"the route was computed) totals "
+        f"{sum(r['route']['time_s'] for r in rows) / 60:.1f} min over the {len(rows)} data sets.",
         "",
         "| data set | n | d | classes | K est. | route's choice | verdict | route ACC | random "
-        "ACC | MaxVar ACC | LapScore ACC | best (labels) ACC | route NMI | random NMI | best NMI |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "ACC | MaxVar ACC | LapScore ACC | best (labels) ACC | route NMI | random NMI | best NMI | "
+        "route s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         rt, ms, best = r["route"], r["methods"], r["best"]
@@ -153,7 +222,7 @@ def write_table(rows, path, command, elapsed):
             f"{pct(ms.get('maxvariance', {}).get('acc'))} | "
             f"{pct(ms.get('laplacianscore', {}).get('acc'))} | "
             f"{pct(ms[best]['acc'])} ({best}) | {pct(r['route_nmi'])} | "
-            f"{pct(ms['random']['nmi'])} | {pct(ms[best]['nmi'])} |")
+            f"{pct(ms['random']['nmi'])} | {pct(ms[best]['nmi'])} | {rt['time_s']:.0f} |")
     if rows:
         m = len(rows)
         beats = sum(r["route_acc"] > r["methods"]["random"]["acc"] for r in rows)
@@ -167,7 +236,9 @@ def write_table(rows, path, command, elapsed):
             f"with labels {100 * np.mean([r['methods'][r['best']]['acc'] for r in rows]):.1f}; "
             f"mean gap to the label-chosen best {100 * gap:.1f} ACC points (goal <= 2). The "
             f"route's own verdict said 'beats random' on "
-            f"{sum(bool(r['route']['beats_random']) for r in rows)} of {m}.",
+            f"{sum(bool(r['route']['beats_random']) for r in rows)} of {m}; where it said so, "
+            f"the route's ACC was above random's on {_verdict_hits(rows, True)}, and where it "
+            f"said NO, on {_verdict_hits(rows, False)}.",
             "",
             "## The route beside every fixed choice of one method",
             "",
@@ -176,26 +247,33 @@ def write_table(rows, path, command, elapsed):
             "best over the data sets where it has a value (`runs` = how many; the others timed "
             "out or failed).",
             "",
-            "| method | beats random | runs | mean ACC | mean gap to best |",
-            "|---|---|---|---|---|",
         ]
         names = sorted({mm for r in rows for mm in r["methods"]} - {"random"})
-        table = []
-        for name in ["route"] + names:
-            vals = []
-            for r in rows:
-                a = r["route_acc"] if name == "route" else r["methods"].get(name, {}).get("acc")
-                if a is not None:
-                    vals.append((a, r["methods"]["random"]["acc"],
-                                 r["methods"][r["best"]]["acc"]))
-            if not vals:
-                continue
-            a = np.array(vals)
-            table.append((name, int(np.sum(a[:, 0] > a[:, 1])), len(vals), 100 * a[:, 0].mean(),
-                          100 * (a[:, 2] - a[:, 0]).mean()))
-        for name, wins, runs, mean, gap in sorted(table, key=lambda t: (-t[1], t[4])):
-            label = "**label-free route**" if name == "route" else name
-            lines.append(f"| {label} | {wins} of {runs} | {runs} | {mean:.1f} | {gap:.1f} |")
+        lines += _fixed_choice_table(rows, names, lambda r, m: r["methods"].get(m, {}).get("acc"))
+        lf_names = sorted({mm for r in rows for mm in r["label_free"]})
+        candidates = [m for m in lf_names if m in DEFAULT_METHODS]
+        lines += [
+            "",
+            "## The same with every method's K estimated (the leaderboard's label-free protocol)",
+            "",
+            "Each method at its defaults with `n_clusters` = the eigengap estimate, as a user "
+            "without labels would run it; the gap is still to the best of the table above "
+            "(K = classes). The last row is an oracle: on each data set, the best of the route's "
+            f"candidate methods ({', '.join(candidates)}; on the data as given), chosen with "
+            "the labels. It bounds what any label-free choice among them could reach.",
+            "",
+        ]
+        oracle = lambda r: max((r["label_free"][m] for m in candidates if m in r["label_free"]),  # noqa: E731
+                               default=None)
+        lines += _fixed_choice_table(rows, lf_names + ["oracle"], lambda r, m: (
+            oracle(r) if m == "oracle" else r["label_free"].get(m)))
+        best_wins = sum(r["methods"][r["best"]]["acc"] > r["methods"]["random"]["acc"]
+                        for r in rows)
+        lines += [
+            "",
+            f"The best of all methods chosen with the labels (K = classes) beats random on "
+            f"{best_wins} of {m} data sets.",
+        ]
     lines.append("")
     atomic_write_text(path, "\n".join(lines))
 
@@ -215,6 +293,7 @@ def main(argv=None):
         ap.error(f"{lb} holds no leaderboard run (results.csv and cache/ are needed)")
     exp = load_experiment(REPO / "experiments" / "leaderboard.toml")
     board = read_leaderboard(lb / "results.csv")
+    board_lf = read_leaderboard(lb / "results.csv", protocol="label_free")
     shared = [ds for ds in exp.datasets if not ds.name.startswith("sklearn:")]
     wanted = args.datasets.split(",") if args.datasets else [ds.label for ds in shared
                                                               if ds.label in board]
@@ -228,7 +307,8 @@ def main(argv=None):
         t1 = time.perf_counter()
         print(f"{ds.label}:", flush=True)
         try:
-            row = run_dataset(ds, exp, store, route_store, board, lambda s: print(s, flush=True))
+            row = run_dataset(ds, exp, store, route_store, board, board_lf,
+                              lambda s: print(s, flush=True))
         except Exception as exc:  # one failing data set must not stop the others
             print(f"  FAILED: {type(exc).__name__}: {exc}", flush=True)
             continue

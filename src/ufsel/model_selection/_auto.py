@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
-from sklearn.base import _fit_context
+from sklearn.base import _fit_context, clone
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
@@ -119,7 +119,12 @@ class AutoSelector(BaseSelector):
        normalised 10-NN Laplacian of X).
     2. Fits each candidate configuration: each method of ``methods`` with its
        default parameters (and ``n_clusters=K`` where it has one) on X as
-       given and on X standardised to unit variance (``standardize="auto"``).
+       given and on X standardised to unit variance (``standardize="auto"``),
+       with ``n_features_to_select`` = 10 % of d (the largest compared
+       count). A method whose ranking depends on the count (MCFS, whose
+       LARS stops at that cardinality) is compared at each count with its
+       ranking for that count (:meth:`~ufsel.base.BaseSelector.fit_rankings`),
+       and refitted at the chosen count once it is known (step 4).
     3. Scores each configuration by the label-free criterion
        (``criterion``, default the k-means cluster agreement with all features, see
        :func:`random_subset_test`) of its top k features, as a z-score against
@@ -264,16 +269,22 @@ class AutoSelector(BaseSelector):
                 params["random_state"] = 0
             if std and Xstd is None:
                 Xstd = self._standardized(X)
-            est = cls(**params)
+            # fitted for the largest compared count: a method whose ranking depends on
+            # the count (MCFS: the LARS cardinality) is compared with its ranking for
+            # each count, as the benchmark evaluates it
+            est = cls(**params, n_features_to_select=int(counts[-1]))
+            Xc = Xstd if std else X
             try:
-                est.fit(Xstd if std else X)
+                est.fit(Xc)
+                rankings = (est.fit_rankings(Xc, counts) if est._scores_depend_on_count
+                            else {int(k): est.ranking_ for k in counts})
             except (ValueError, ArithmeticError) as exc:
                 self._log(2, f"{name} (standardize={std}) failed: {exc}")
                 self.candidates_.append({"method": name, "standardize": std, "z_score": None,
                                          "error": str(exc)})
                 continue
-            order = np.argsort(est.ranking_, kind="stable")
-            zs = [summarize_null(f(np.sort(order[:k])), nulls[int(k)])[2] for k in counts]
+            zs = [summarize_null(f(np.sort(np.argsort(rankings[int(k)], kind="stable")[:k])),
+                                 nulls[int(k)])[2] for k in counts]
             z = float(np.mean(zs))
             self.candidates_.append({"method": name, "standardize": std, "z_score": z,
                                      "params": params})
@@ -299,6 +310,13 @@ class AutoSelector(BaseSelector):
         else:
             self.curve_ = None
             self.n_features_to_select_ = self._resolve_n_features(d)
+        if est._scores_depend_on_count and self.n_features_to_select_ != est.n_features_to_select_:
+            # the chosen count's own ranking (MCFS: LARS stopped at that cardinality)
+            est = clone(est).set_params(n_features_to_select=self.n_features_to_select_)
+            est.fit(Xstd if std else X)
+            self.selector_ = est
+            self._set_scores(est.scores_, X=X)
+            self.ranking_ = est.ranking_.copy()
         self._log(1, f"n_features_to_select = {self.n_features_to_select_}")
         self.verdict_ = self._verdict(X, Xstd if std else X, est, rng=rng)
         self._log(1, self.verdict_.summary())

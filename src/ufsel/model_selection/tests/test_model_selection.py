@@ -6,7 +6,7 @@ from sklearn.base import clone
 from sklearn.datasets import make_blobs
 
 import ufsel
-from ufsel import LaplacianScore, MaxVariance
+from ufsel import MCFS, LaplacianScore, MaxVariance
 from ufsel.datasets import make_planted_clusters
 from ufsel.model_selection import (
     AutoSelector,
@@ -238,6 +238,20 @@ def test_auto_selector_is_a_sklearn_selector():
         AutoSelector(n_clusters=1).fit(X)
     with pytest.raises(ValueError, match="not found"):
         AutoSelector(methods=["nope"], n_clusters=2).fit(X)
+
+
+def test_auto_selector_uses_count_dependent_rankings_of_mcfs():
+    """MCFS's ranking depends on its LARS cardinality: the candidates are compared with
+    the ranking for each compared count, and the final ranking is MCFS's at the chosen
+    count, not at the count it was first fitted with."""
+    X, _, _ = make_planted_clusters(120, 6, 94, 3, random_state=1)
+    sel = AutoSelector(n_features_to_select=30, n_clusters=3, methods=["mcfs"],
+                       standardize=False, n_resamples=0, random_state=0).fit(X)
+    ref = MCFS(n_features_to_select=30, n_clusters=3, random_state=0).fit(X)
+    assert sel.selector_.n_features_to_select_ == 30
+    assert np.array_equal(sel.ranking_, ref.ranking_)
+    at_ten_percent = MCFS(n_features_to_select=10, n_clusters=3, random_state=0).fit(X)
+    assert not np.array_equal(at_ten_percent.ranking_, ref.ranking_)  # the count matters
 
 
 def test_auto_selector_sparse_and_dataframe_input():
