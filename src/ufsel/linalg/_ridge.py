@@ -71,13 +71,16 @@ def weighted_ridge(X, R, g, *, sample_weight=None, gram=None, method="auto", own
     """
     n, d = X.shape
     g = np.asarray(g, dtype=np.float64)
-    if sample_weight is not None:
-        sw = np.sqrt(np.asarray(sample_weight, dtype=np.float64))
-        X = _rows_scaled(X, sw)
-        R = R * sw[:, None]
-        gram = None
     if method == "auto":
         method = "push_through" if d > n else "primal"
+    sw = None
+    if sample_weight is not None:
+        sw = np.sqrt(np.asarray(sample_weight, dtype=np.float64))
+        R = R * sw[:, None]
+        gram = None
+        if sparse.issparse(X) or method != "push_through":
+            X = _rows_scaled(X, sw)
+            sw = None  # applied; the dense push-through below scales its own copy instead
     if method == "primal":
         A = gram_matrix(X, owner=owner) if gram is None else gram.copy()
         A[np.diag_indices_from(A)] += g
@@ -85,16 +88,22 @@ def weighted_ridge(X, R, g, *, sample_weight=None, gram=None, method="auto", own
         return _spd_solve(A, rhs)
     if method == "push_through":
         ginv = 1.0 / g
-        Xg = _rows_scaled(X.T, ginv).T if sparse.issparse(X) else X * ginv  # X G^{-1}
         if sparse.issparse(X):
+            Xg = _rows_scaled(X.T, ginv).T  # X G^{-1}
             K = Xg @ X.T
             K = K.toarray() if sparse.issparse(K) else np.asarray(K)
-        else:  # Xh Xh^T with Xh = X G^{-1/2}: numpy's symmetric rank-k product, half the flops
-            Xh = X * np.sqrt(ginv)
-            K = Xh @ Xh.T
+            K[np.diag_indices_from(K)] += 1.0
+            return np.asarray(Xg.T @ _spd_solve(K, R))
+        # Xh Xh^T with Xh = X G^{-1/2}: numpy's symmetric rank-k product, half the flops;
+        # and G^{-1} X^T V = G^{-1/2} (Xh^T V), so Xh is the only n x d temporary.
+        rg = np.sqrt(ginv)
+        Xh = X * rg
+        if sw is not None:
+            Xh *= sw[:, None]
+        K = Xh @ Xh.T
         K[np.diag_indices_from(K)] += 1.0
         V = _spd_solve(K, R)
-        return np.asarray(Xg.T @ V)
+        return (Xh.T @ V) * rg[:, None]
     raise ValueError(
         f"method={method!r} not understood, valid options are {{'auto', 'primal', 'push_through'}}."
     )
