@@ -67,7 +67,8 @@ class Verdict:
     def summary(self):
         """A short plain-English paragraph stating what the verdict means."""
         crit = self.test.criterion.replace("_", " ")
-        head = (f"{self.method} selected {self.n_features} features. By the label-free "
+        noun = "feature" if self.n_features == 1 else "features"
+        head = (f"{self.method} selected {self.n_features} {noun}. By the label-free "
                 f"{crit} criterion they score {self.test.statistic:.3f} against "
                 f"{self.test.null_mean:.3f} +- {self.test.null_std:.3f} for "
                 f"{self.test.null.size} random subsets of the same size (z = "
