@@ -221,10 +221,9 @@ def worker(spec_path):
     cls = getattr(ufsel, spec["class"])
     accepted = inspect.signature(cls.__init__).parameters
     params = {k: v for k, v in spec["params"].items() if k in accepted}
-    if "random_state" in accepted:  # every run seeded: one fit per cell must be repeatable
+    if "random_state" in accepted:  # every run seeded: the repeats of a cell are one fit
         params.setdefault("random_state", 0)
     dropped = sorted(set(spec["params"]) - set(params))
-    est = cls(**params)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         # Warm-up on a slice: Python imports and one-time initialisation (scikit-learn's
@@ -368,6 +367,8 @@ def main(argv=None):
                    help="PYTHONPATH of an older ufsel to time against (e.g. ../old/src)")
     p.add_argument("--out", default=None, help="Markdown file for the results table")
     args = p.parse_args(argv)
+    if args.repeats < 1:
+        p.error(f"--repeats must be at least 1, got {args.repeats}")
     if args.worker:
         worker(args.worker)
         return 0

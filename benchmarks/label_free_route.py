@@ -55,6 +55,7 @@ from ufsel.benchmark import load_experiment
 from ufsel.benchmark._cache import Store, atomic_write_text, content_key
 from ufsel.benchmark._units import DataRef, EvalTask, eval_key, load_data, run_eval
 from ufsel.model_selection import DEFAULT_METHODS, AutoSelector
+from ufsel.model_selection._auto import candidate_params
 
 REPO = Path(__file__).resolve().parents[1]
 GRID = "fseval_small"
@@ -92,7 +93,8 @@ def count_rankings(X, route, ks, key, route_store):
     ckey = content_key({"route": key, "counts": sorted(set(ks))})
     entry = route_store.get("count_rankings", ckey)
     if entry is None:
-        params = {"n_clusters": route["n_clusters"], "random_state": 0}
+        # the configuration the route chose, with AutoSelector's own parameter rule
+        params = candidate_params(cls, min(route["n_clusters"], X.shape[0] - 1))
         Xfit = AutoSelector._standardized(X) if route["standardize"] else X
         rankings = cls(**params).fit_rankings(Xfit, sorted(set(ks)))
         entry = route_store.put("count_rankings", ckey,

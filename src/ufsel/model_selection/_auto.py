@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
-from sklearn.base import _fit_context, clone
+from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
@@ -104,6 +104,18 @@ def _candidates(methods, standardize):
         raise ValueError("no candidate configuration: pass methods other than only "
                          "'maxvariance' with standardize=True.")
     return out
+
+
+def candidate_params(cls, n_clusters):
+    """The parameters a candidate method is fitted with: its defaults, and ``n_clusters``
+    and ``random_state=0`` where it has them."""
+    defaults = cls().get_params()
+    params = {}
+    if "n_clusters" in defaults:
+        params["n_clusters"] = n_clusters
+    if "random_state" in defaults:
+        params["random_state"] = 0
+    return params
 
 
 def _comparison_counts(d):
@@ -262,23 +274,21 @@ class AutoSelector(BaseSelector):
         best = None
         self.candidates_ = []
         for name, cls, std in _candidates(self.methods or DEFAULT_METHODS, self.standardize):
-            params = {}
-            defaults = cls().get_params()
-            if "n_clusters" in defaults:
-                params["n_clusters"] = K
-            if "random_state" in defaults:
-                params["random_state"] = 0
+            params = candidate_params(cls, K)
             if std and Xstd is None:
                 Xstd = self._standardized(X)
-            # fitted for the largest compared count: a method whose ranking depends on
-            # the count (MCFS: the LARS cardinality) is compared with its ranking for
-            # each count, as the benchmark evaluates it
+            # for the largest compared count; a method whose ranking depends on the
+            # count (MCFS: the LARS cardinality) is compared with its ranking for each
+            # count, as the benchmark evaluates it. fit_rankings fits clones, so such an
+            # estimator stays unfitted until its count is chosen (below).
             est = cls(**params, n_features_to_select=int(counts[-1]))
             Xc = Xstd if std else X
             try:
-                est.fit(Xc)
-                rankings = (est.fit_rankings(Xc, counts) if est._scores_depend_on_count
-                            else {int(k): est.ranking_ for k in counts})
+                if est._scores_depend_on_count:
+                    rankings = est.fit_rankings(Xc, counts)
+                else:
+                    est.fit(Xc)
+                    rankings = {int(k): est.ranking_ for k in counts}
             except (ValueError, ArithmeticError) as exc:
                 self._log(2, f"{name} (standardize={std}) failed: {exc}")
                 self.candidates_.append({"method": name, "standardize": std, "z_score": None,
@@ -291,35 +301,32 @@ class AutoSelector(BaseSelector):
                                      "params": params})
             self._log(2, f"{name} (standardize={std}): mean z = {z:.2f}")
             if best is None or z > best[0]:
-                best = (z, name, std, params, est)
+                best = (z, name, std, params, est, rankings[int(counts[-1])])
         if best is None:
             raise ValueError("AutoSelector: every candidate method failed on X; see "
                              "candidates_ for the errors.")
-        _, name, std, params, est = best
+        _, name, std, params, est, ranking = best
+        Xc = Xstd if std else X
         self.method_ = name
         self.params_ = {**params, "standardize": std}
-        self.selector_ = est
         self._log(1, f"chose {name} with {self.params_}")
-        self._set_scores(est.scores_, X=X)
-        # the chosen selector's own ranking (its tie-breaks) is the authority
-        self.ranking_ = est.ranking_.copy()
         if self.n_features_to_select == "auto":
-            self.curve_ = suggest_n_features(X, self.ranking_, n_clusters=K,
+            self.curve_ = suggest_n_features(X, ranking, n_clusters=K,
                                              criterion=self.criterion, n_draws=self.n_draws,
                                              random_state=seed(), _criterion_fn=f)
             self.n_features_to_select_ = self.curve_.n_features
         else:
             self.curve_ = None
             self.n_features_to_select_ = self._resolve_n_features(d)
-        if est._scores_depend_on_count and self.n_features_to_select_ != est.n_features_to_select_:
+        if est._scores_depend_on_count:
             # the chosen count's own ranking (MCFS: LARS stopped at that cardinality)
-            est = clone(est).set_params(n_features_to_select=self.n_features_to_select_)
-            est.fit(Xstd if std else X)
-            self.selector_ = est
-            self._set_scores(est.scores_, X=X)
-            self.ranking_ = est.ranking_.copy()
+            est.set_params(n_features_to_select=self.n_features_to_select_).fit(Xc)
+        self.selector_ = est
+        self._set_scores(est.scores_, X=X)
+        # the chosen selector's own ranking (its tie-breaks) is the authority
+        self.ranking_ = est.ranking_.copy()
         self._log(1, f"n_features_to_select = {self.n_features_to_select_}")
-        self.verdict_ = self._verdict(X, Xstd if std else X, est, rng=rng)
+        self.verdict_ = self._verdict(X, Xc, est, rng=rng)
         self._log(1, self.verdict_.summary())
         return self
 
