@@ -21,9 +21,9 @@ accuracy (ACC) and NMI; each value is the mean over the seeds, then over the 20
 ratios (a count reached by several ratios counts that many times, as in
 FSEVAL). When the chosen method's ranking depends on the count (MCFS: its
 LARS cardinality), the chosen configuration is evaluated with its ranking for
-each count, as the leaderboard evaluates MCFS. The route's subsets are evaluated here, through the leaderboard's
-own evaluation unit and cache keys; the others are read from
-``results.csv``:
+each count, as the leaderboard evaluates MCFS. The route's subsets are
+evaluated here, through the leaderboard's own evaluation unit and cache keys;
+the others are read from ``results.csv``:
 
 * random subsets (10 draws);
 * MaxVariance and Laplacian Score;
@@ -73,9 +73,7 @@ def route_ranking(X):
             "method": sel.method_, "standardize": sel.params_["standardize"],
             "n_clusters": sel.n_clusters_, "n_features": sel.n_features_to_select_,
             "beats_random": v.beats_random, "z": v.z_score, "p": v.p_value,
-            "stability": None if v.stability is None else v.stability.value,
-            "candidates": [{k: c.get(k) for k in ("method", "standardize", "z_score")}
-                           for c in sel.candidates_]}
+            "stability": None if v.stability is None else v.stability.value}
 
 
 def count_rankings(X, route, ks, key, route_store):
