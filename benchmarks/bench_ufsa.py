@@ -16,6 +16,11 @@ JAFFE 1.9178 s, UMIST 5.3407 s.
 ``--mnist70k`` adds :func:`ufsel.datasets.make_mnist70k_like` (70,000 x 784,
 c = 10; needs mnist10k.mat), the size of the 5-minute acceptance target.
 
+``--step-times`` also prints, per outer iteration, the wall time of each step of the
+last fit (the W-step's matrix, the W-step's solve, the two-hop candidate search, the
+S-step, the objective), the S-step's candidate width and largest / mean support, and the
+W-step's GPI count; the steps are timed by wrapping UFSA's module-level functions.
+
 The load average is printed before and after: the machine is shared, and
 times taken under load are longer than on an idle machine.
 """
@@ -23,6 +28,7 @@ times taken under load are longer than on an idle machine.
 from __future__ import annotations
 
 import argparse
+import collections
 import os
 import sys
 import time
@@ -31,6 +37,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+import ufsel._ufsa as ufsa_module
 from ufsel import UFSA
 from ufsel.datasets import load_dataset, make_mnist70k_like
 
@@ -38,16 +45,65 @@ from ufsel.datasets import load_dataset, make_mnist70k_like
 PAPER_SECONDS = {"jaffe": 1.9178, "umist": 5.3407}
 
 
-def bench(name, X, c, repeats, **params):
+#: The steps timed by ``--step-times``: (owner, attribute, column name).
+STEPS = [(ufsa_module._WStep, "matrix", "W matrix"),
+         (ufsa_module, "stiefel_quadratic", "W solve"),
+         (ufsa_module, "two_hop_candidates", "two-hop"),
+         (ufsa_module, "adaptive_neighbors", "S-step"),
+         (ufsa_module, "ufsa_objective", "objective")]
+
+
+def _time_steps():
+    """Wrap the steps of STEPS; returns the record (column -> list of seconds, one per call)
+    and a function that restores the originals."""
+    rec = collections.defaultdict(list)
+    saved = []
+    for owner, attr, col in STEPS:
+        f = getattr(owner, attr)
+        saved.append((owner, attr, f))
+
+        def timed(*a, _f=f, _col=col, **k):
+            t = time.perf_counter()
+            out = _f(*a, **k)
+            rec[_col].append(time.perf_counter() - t)
+            if _col == "S-step":
+                cand = k.get("candidates")
+                counts = np.diff(out[0].indptr)
+                rec["S width/max/mean"].append(
+                    f"{'-' if cand is None else cand.shape[1]}/{counts.max()}/{counts.mean():.1f}")
+            return out
+        setattr(owner, attr, timed)
+
+    def restore():
+        for owner, attr, f in saved:
+            setattr(owner, attr, f)
+    return rec, restore
+
+
+def print_step_times(rec, sel):
+    cols = [col for _, _, col in STEPS if rec[col]]
+    print("iteration " + " ".join(f"{c:>10s}" for c in cols) + "   S width/max/mean  GPI steps")
+    for i in range(sel.n_iter_):
+        cells = " ".join(f"{rec[c][i]:10.2f}" if i < len(rec[c]) else f"{'-':>10s}" for c in cols)
+        s = rec["S width/max/mean"]
+        print(f"{i:9d} {cells}   {s[i] if i < len(s) else '-':>16s}  {sel.w_step_iter_[i]:9d}")
+
+
+def bench(name, X, c, repeats, step_times=False, **params):
     walls, cpus = [], []
-    for _ in range(repeats):
+    rec = restore = None
+    for r in range(repeats):
         sel = UFSA(50, n_clusters=c, random_state=0, **params)
+        if step_times and r == repeats - 1:
+            rec, restore = _time_steps()
         t0, c0 = time.perf_counter(), time.process_time()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ConvergenceWarning)
             sel.fit(X)
         walls.append(time.perf_counter() - t0)
         cpus.append(time.process_time() - c0)
+        if restore is not None:
+            restore()
     outer_ok = not any("did not converge" in str(w.message) for w in caught)
     W = sel.components_
     orth = float(np.max(np.abs(W.T @ W - np.eye(W.shape[1]))))
@@ -59,6 +115,8 @@ def bench(name, X, c, repeats, **params):
           f"W-steps converged {int(sel.w_step_converged_.sum())}/{sel.n_iter_} "
           f"GPI steps {int(sel.w_step_iter_.sum())} | objective {sel.objective_[0]:.6g} -> "
           f"{sel.objective_[-1]:.6g} | max|W^T W - I| {orth:.1e}", flush=True)
+    if rec is not None:
+        print_step_times(rec, sel)
 
 
 def main(argv=None):
@@ -68,6 +126,8 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--w-max-iter", type=int, nargs="*", default=[None],
                     help="also run with these w_max_iter (default: UFSA's default only)")
+    ap.add_argument("--step-times", action="store_true",
+                    help="print the time of each step per outer iteration (last fit)")
     args = ap.parse_args(argv)
     if not os.environ.get("UFSEL_DATA"):
         sys.exit("set UFSEL_DATA to the directory holding the .mat files")
@@ -76,11 +136,11 @@ def main(argv=None):
     for name in args.datasets:
         b = load_dataset(name)
         for w in args.w_max_iter:
-            bench(name, b.data, np.unique(b.target).size, args.repeats,
+            bench(name, b.data, np.unique(b.target).size, args.repeats, args.step_times,
                   **({} if w is None else {"w_max_iter": w}))
     if args.mnist70k:
         b = make_mnist70k_like(random_state=0)
-        bench("mnist70k", b.data, np.unique(b.target).size, 1)
+        bench("mnist70k", b.data, np.unique(b.target).size, 1, args.step_times)
     print(f"load average after: {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
 
 

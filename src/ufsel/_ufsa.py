@@ -40,6 +40,19 @@ def _sym_laplacian(S):
     return (sparse.diags(deg) - Ssym).tocsr()
 
 
+def _half_laplacian(S):
+    """``K = D_s - S`` (sparse), with ``X^T L_s X = sym(X^T K X)``.
+
+    ``X^T L_s X = X^T D_s X - (X^T S X + X^T S^T X) / 2`` and ``X^T S^T X`` is the
+    transpose of ``X^T S X``, so the symmetric part of ``X^T (D_s - S) X`` is the
+    graph term. K has the non-zeros of S and the diagonal, about half those of
+    ``L_s`` (S + S^T), which halves the sparse product ``K X``, the dearest part of
+    the W-step's matrix at large n.
+    """
+    deg = 0.5 * (np.asarray(S.sum(axis=1)).ravel() + np.asarray(S.sum(axis=0)).ravel())
+    return (sparse.diags(deg) - S).tocsr()
+
+
 def ufsa_objective(X, W, b, F, S, lambdas, alpha, gamma, eps=1e-10):
     """Objective (7) of the UFSA paper, with X of shape (n_samples, n_features)::
 
@@ -126,6 +139,11 @@ def adaptive_neighbors(Z, n_neighbors, lambdas=None, n_candidates=None, candidat
         # candidates' squared distances are recomputed from differences and
         # ordered by (distance, index), so that ties and rounding in the
         # search do not reach S.
+        if candidates is not None and m >= candidates.shape[1] and lambdas is not None:
+            # Every candidate: no search and no sort (the simplex projection sorts
+            # each row itself and its result does not depend on the order of the
+            # entries), the same S as from the sorted candidates.
+            return _exact_d2(Z, candidates), candidates
         if candidates is None:
             _, ind = knn_graph(Z, m, algorithm=algorithm)
         else:
@@ -161,6 +179,7 @@ def adaptive_neighbors(Z, n_neighbors, lambdas=None, n_candidates=None, candidat
     rows = np.repeat(np.arange(n), m)
     S = sparse.csr_matrix((P.ravel(), (rows, ind.ravel())), shape=(n, n))
     S.eliminate_zeros()
+    S.sort_indices()  # one storage order (and summation order) whatever the candidates' order
     return S, lambdas
 
 
@@ -168,6 +187,16 @@ def _exact_sorted(Z, ind, chunk_size=4096):
     """Squared distances ``||z_i - z_j||^2`` for the candidates ``j = ind[i]`` (-1 =
     padding, distance inf), computed from differences, each row sorted by
     (distance, index)."""
+    n = ind.shape[0]
+    d2 = _exact_d2(Z, ind, chunk_size)
+    pad = ind < 0
+    order = np.lexsort((np.where(pad, n, ind), d2), axis=-1)
+    return np.take_along_axis(d2, order, axis=1), np.take_along_axis(ind, order, axis=1)
+
+
+def _exact_d2(Z, ind, chunk_size=4096):
+    """:func:`_exact_sorted`'s distances, in the order of ``ind`` (each pair's value does
+    not depend on its position)."""
     n, m = ind.shape
     pad = ind < 0
     safe = np.where(pad, np.arange(n)[:, None], ind)
@@ -190,8 +219,7 @@ def _exact_sorted(Z, ind, chunk_size=4096):
             diff = Z[safe[sl]] - Z[sl][:, None, :]
             d2[sl] = np.einsum("ijk,ijk->ij", diff, diff)
     d2[pad] = np.inf
-    order = np.lexsort((np.where(pad, n, ind), d2), axis=-1)
-    return np.take_along_axis(d2, order, axis=1), np.take_along_axis(ind, order, axis=1)
+    return d2
 
 
 #: Power iterations and safety factor of the W-step's shift.
@@ -250,17 +278,19 @@ class _WStep:
         """``X^T H F``."""
         return np.asarray(self.X.T @ self.center(F))
 
-    def matrix(self, L, g, gamma):
-        """A (dense array or LinearOperator) and the W-step's shift."""
+    def matrix(self, S, g, gamma):
+        """A (dense array or LinearOperator) and the W-step's shift, for the graph S."""
         X = self.X
         d = X.shape[1]
         if self.dense:
-            LX = sparse_dense_matmul(L, X)
-            XtLX = X.T @ LX
-            XtLX = XtLX.toarray() if sparse.issparse(XtLX) else np.asarray(XtLX)
-            A = 2.0 * 0.5 * (XtLX + XtLX.T) + self.alpha * self.XtHX
+            # 2 X^T L_s X = 2 sym(X^T K X), K = D_s - S (see _half_laplacian).
+            KX = sparse_dense_matmul(_half_laplacian(S), X)
+            XtKX = X.T @ KX
+            XtKX = XtKX.toarray() if sparse.issparse(XtKX) else np.asarray(XtKX)
+            A = (XtKX + XtKX.T) + self.alpha * self.XtHX
             A[np.diag_indices(d)] += gamma * g
             return A, _shift_estimate(lambda V: A @ V, d)
+        L = _sym_laplacian(S)
 
         def matmat(V):
             V = V.reshape(d, -1)
@@ -305,7 +335,9 @@ class UFSA(BaseSelector):
        ``gamma Tr(W^T D_w W)`` + const with ``D_w = diag(1/(2 sqrt(||w^k||^2 + eps)))``
        (Eq. 14). The W-step therefore minimises
        ``Tr(W^T A W) - 2 Tr(W^T B)`` over ``W^T W = I`` with
-       ``A = 2 X^T L_s X + alpha X^T H X + gamma D_w`` and ``B = alpha X^T H F``,
+       ``A = 2 X^T L_s X + alpha X^T H X + gamma D_w`` and ``B = alpha X^T H F``
+       (the dense A formed as ``2 sym(X^T (D_s - S) X)``, equal to
+       ``2 X^T L_s X``: ``D_s - S`` has half the non-zeros of ``L_s``),
        by the generalized power iteration
        (:func:`ufsel.linalg.stiefel_quadratic`, Nie, Zhang, Li 2017): each
        step replaces W by the polar factor ``U V^T`` of ``(sigma I - A) W + B``,
@@ -412,7 +444,9 @@ class UFSA(BaseSelector):
       point and objective (7) still never increases; what is given up is
       that a point outside the two-hop neighbourhood cannot enter in one
       iteration (it can over several). The first S-step's lambda_i then
-      come from the k + 1 nearest candidates.
+      come from the k + 1 nearest candidates; the later S-steps project over
+      every candidate at once (no search among them: the simplex projection
+      does not depend on the order of a row's entries).
 
     Cost: the k-NN searches are on the c-dimensional projections (plus one
     on X for the initial graph); S has O(n k) non-zeros and is never dense.
@@ -634,9 +668,8 @@ class UFSA(BaseSelector):
         start = time.perf_counter()
         for it in range(self.max_iter):
             # W-step (b eliminated, Eq. 9-12), under W^T W = I.
-            L = _sym_laplacian(S)
             g = l2p_reweight(W, 1.0, eps)
-            A, bound = step.matrix(L, g, gamma)
+            A, bound = step.matrix(S, g, gamma)
             B = alpha * step.xthf(F)
             # Plain GPI at the fixed safe shift: every step is the same smooth map, with
             # no accept/reject decisions (the Barzilai-Borwein shifts' decisions made the

@@ -638,6 +638,17 @@ def knn_affinity(X, n_neighbors=5, *, weight="heat", t="mean", symmetrize_mode="
     -------
     W : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
         float32 when X is float32, float64 otherwise.
+
+    Notes
+    -----
+    A heat kernel with an estimated bandwidth (``t="mean"`` or ``"median"``) needs all
+    pairwise distances. For dense float64 X with at most 3,000 samples and more than 15
+    features (where scikit-learn's search is brute force), the neighbours are taken
+    from that same distance matrix instead of a second pass over all pairs (half the
+    time). Equal distances then go to the smaller index, as MATLAB's stable ``sort``
+    in Cai's ``constructW.m``; scikit-learn's search states no rule for ties, so on
+    exactly tied distances (duplicate points) the other paths may keep another,
+    equally near, neighbour.
     """
     if weight not in WEIGHTS:
         raise ValueError(f"weight={weight!r} not understood, valid options are {set(WEIGHTS)}.")

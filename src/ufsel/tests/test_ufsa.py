@@ -94,9 +94,15 @@ def test_operator_path_matches_dense():
     L = _sym_laplacian(S)
     g = rng.uniform(0.1, 10.0, 120)
     V = rng.standard_normal((120, 3))
-    dense, bound_dense = _WStep(X, 0.7, dense=True).matrix(L, g, 0.3)
-    op, bound_op = _WStep(X, 0.7, dense=False).matrix(L, g, 0.3)
+    dense, bound_dense = _WStep(X, 0.7, dense=True).matrix(S, g, 0.3)
+    op, bound_op = _WStep(X, 0.7, dense=False).matrix(S, g, 0.3)
     np.testing.assert_allclose(op.matmat(V), dense @ V, rtol=1e-10, atol=1e-10)
+    # The dense A, formed through K = D_s - S, is the closed form of the W-step's matrix.
+    Ld = L.toarray()
+    H = np.eye(40) - 1.0 / 40
+    expected = 2 * X.T @ Ld @ X + 0.7 * X.T @ H @ X + 0.3 * np.diag(g)
+    np.testing.assert_allclose(dense, expected, rtol=1e-10, atol=1e-10 * np.abs(expected).max())
+    np.testing.assert_array_equal(dense, dense.T)
     # Both paths get the same shift, above the largest eigenvalue.
     lam_max = np.linalg.eigvalsh(dense)[-1]
     assert bound_op == pytest.approx(bound_dense, rel=1e-10)
