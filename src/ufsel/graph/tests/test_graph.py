@@ -94,6 +94,12 @@ def test_knn_from_distances_ties_go_to_the_smaller_index():
     assert set(W[2].indices) == {0, 5}
     assert set(W[7].indices) == {0, 2}
     assert set(W[9].indices) == {0, 2}
+    # All 20 points pairwise equidistant (unit vectors, exact distances sqrt(2)): each
+    # row keeps the 5 smallest other indices (argpartition alone keeps others on some rows)
+    E = np.eye(20, 30)
+    WE = knn_affinity(E, 5, weight="heat", symmetrize_mode="none")
+    for i in range(20):
+        assert sorted(WE[i].indices) == [j for j in range(20) if j != i][:5]
     # weights: the heat kernel of the neighbours' distances, Cai's mean-distance bandwidth
     dist, _ = knn_graph(X, 2)
     np.testing.assert_allclose(np.sort(W[9].data), np.sort(
