@@ -520,7 +520,13 @@ def _knn_dask(X, n_neighbors, metric):
     return np.vstack([o[0] for o in out]), np.vstack([o[1] for o in out])
 
 
-def heat_kernel_bandwidth(X, method="mean", *, sample_size=3000, random_state=None):
+#: Points on which :func:`heat_kernel_bandwidth` estimates the bandwidth by default (a
+#: random sample of this many when there are more).
+_BANDWIDTH_SAMPLE_SIZE = 3000
+
+
+def heat_kernel_bandwidth(X, method="mean", *, sample_size=_BANDWIDTH_SAMPLE_SIZE,
+                          random_state=None):
     """Bandwidth ``t`` of the heat kernel ``exp(-d^2 / (2 t^2))``.
 
     ``method="mean"`` is Cai's ``t = mean(mean(EuDist2(X)))``: the mean
@@ -546,12 +552,6 @@ def _bandwidth_from_distances(D, method):
     else:
         raise ValueError(f"method={method!r} not understood, valid options are {{'mean', 'median'}}.")
     return t if t > 0 else 1.0
-
-
-#: Most samples for which :func:`knn_affinity` takes the neighbours of a heat kernel
-#: with an estimated bandwidth from the distance matrix the bandwidth needs anyway
-#: (the sample size of :func:`heat_kernel_bandwidth`, below which it uses every point).
-_SHARED_DISTANCES_MAX_SAMPLES = 3000
 
 
 def _knn_from_distances(D, n_neighbors):
@@ -582,12 +582,13 @@ def _knn_from_distances(D, n_neighbors):
 def _shares_distance_matrix(X, algorithm, t):
     """Whether :func:`knn_affinity` computes one distance matrix for both the heat-kernel
     bandwidth and the neighbours: dense float64 X of at most
-    :data:`_SHARED_DISTANCES_MAX_SAMPLES` rows, an estimated bandwidth, and a search that
+    :data:`_BANDWIDTH_SAMPLE_SIZE` rows (the bandwidth then uses every point, so the
+    matrix it needs holds every pair), an estimated bandwidth, and a search that
     would be scikit-learn's brute force (more than 15 features or ``algorithm="brute"``;
     with fewer features scikit-learn picks a k-d tree, whose distances are computed
     differently)."""
     return (isinstance(t, str) and isinstance(X, np.ndarray) and X.dtype == np.float64
-            and X.shape[0] <= _SHARED_DISTANCES_MAX_SAMPLES
+            and X.shape[0] <= _BANDWIDTH_SAMPLE_SIZE
             and (algorithm == "brute" or (algorithm in ("auto", "exact") and X.shape[1] > 15
                                           and resolve_neighbors_algorithm(algorithm, X) == "exact")))
 
