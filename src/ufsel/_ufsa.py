@@ -139,11 +139,6 @@ def adaptive_neighbors(Z, n_neighbors, lambdas=None, n_candidates=None, candidat
         # candidates' squared distances are recomputed from differences and
         # ordered by (distance, index), so that ties and rounding in the
         # search do not reach S.
-        if candidates is not None and m >= candidates.shape[1] and lambdas is not None:
-            # Every candidate: no search and no sort (the simplex projection sorts
-            # each row itself and its result does not depend on the order of the
-            # entries), the same S as from the sorted candidates.
-            return _exact_d2(Z, candidates), candidates
         if candidates is None:
             _, ind = knn_graph(Z, m, algorithm=algorithm)
         else:
@@ -158,10 +153,12 @@ def adaptive_neighbors(Z, n_neighbors, lambdas=None, n_candidates=None, candidat
         floor = 1e-12 * (pos.mean() if pos.size else 1.0)
         return S, np.maximum(lambdas, floor if pos.size else 1.0)
     width = n - 1 if candidates is None else candidates.shape[1]
-    # Over candidates, all of them at once (their distances cost one pass).
+    # Over candidates, all of them at once (their distances cost one pass), with no
+    # search among them and no sort: the simplex projection sorts each row itself and
+    # its result does not depend on the order of the entries.
     m = width if candidates is not None else min(width, max(3 * k, k + 10, n_candidates or 0))
     while True:
-        d2, ind = search(m)
+        d2, ind = (_exact_d2(Z, candidates), candidates) if candidates is not None else search(m)
         V = -d2 / (2.0 * lambdas[:, None])
         pad = ind < 0
         if pad.any():
