@@ -253,10 +253,11 @@ class RUFS(BaseSelector):
       one-hot start, the ``zeta = 1e7`` penalty on ``G^T G - I`` makes that
       initial gradient huge (3.4e9 on ORL), so FSASL's run stops after one
       outer iteration, with the objective still falling. ufsel runs until
-      the objective settles (20 iterations on ORL). This, not the cost per
+      the relative change falls below ``tol`` or for its 20 iterations (on ORL
+      with 40 clusters it still changes by 3 % in the 20th). This, not the cost per
       iteration, is why the reference can be faster than ufsel: stopped after
-      as many outer iterations, ufsel takes 0.18 to 0.50 of its time
-      (``benchmarks/results/reference_comparison_rufs.md``).
+      as many outer iterations, ufsel takes 0.17 to 0.52 of its time
+      (rows ``rufs_matched`` of ``benchmarks/results/reference_comparison.md``).
     - F >= 0 (reference code): the factorisation is an NMF of X, meaningful for
       non-negative data (images, counts); with negative entries the fit is
       still defined but ``G F`` cannot match them.
