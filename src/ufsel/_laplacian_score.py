@@ -63,7 +63,11 @@ class LaplacianScore(BaseSelector):
     ---------------
     - Graph: Cai's ``constructW`` defaults (k = 5 neighbours excluding self,
       heat kernel ``exp(-d^2 / (2 t^2))`` with t the mean pairwise distance,
-      ``max(W, W^T)``); all choices are parameters.
+      ``max(W, W^T)``); all choices are parameters. Neighbours at equal
+      distance: the smaller index first, as ``constructW``'s stable ``sort``
+      (dense data with at most 3,000 samples and more than 15 features, where
+      the neighbours come from the bandwidth's distance matrix; see
+      :func:`ufsel.graph.knn_affinity`).
     - Features constant on the graph (``f~^T D f~ = 0``; Cai's code sets the
       denominator to 10000 instead) get ``scores_ = -2``, below every
       attainable value, so they rank last; ``laplacian_scores_`` is NaN there.

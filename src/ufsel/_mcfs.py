@@ -74,6 +74,10 @@ class MCFS(BaseSelector):
     Interpretations (all follow Cai's reference code ``MCFS_p.m``, see
     the authors' code, see docs/guide/fidelity.md, where the paper is silent):
 
+    - Graph ties: with the heat kernel and an estimated bandwidth, neighbours at
+      equal distance go to the smaller index, as ``constructW``'s stable
+      ``sort`` (where the neighbours come from the bandwidth's distance matrix,
+      see :func:`ufsel.graph.knn_affinity`).
     - The trivial constant eigenvector (lambda = 0) is dropped, as
       ``Eigenmap.m`` does; on a disconnected graph only the constant
       direction is removed (the other component indicators are kept).
