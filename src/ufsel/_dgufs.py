@@ -77,9 +77,11 @@ def _rank_prox(A, eta, *, k_hint=None, random_state=None, overwrite_a=False):
       threshold; dense LAPACK once k exceeds n / 10, where ARPACK is no
       faster).
 
-    ``overwrite_a=True`` lets the dense solver destroy A (no n x n copy).
-    LAPACK reads A's lower triangle, as for ``overwrite_a=False``: A may be
-    symmetric only to rounding (the L-step's input is).
+    ``overwrite_a=True`` lets the dense solver destroy A (no n x n copy). A
+    C-ordered A is then passed as its Fortran-ordered transpose with
+    ``lower=False``, so LAPACK still reads A's lower triangle (A may be
+    symmetric only to rounding, as the L-step's input is); its reduction then
+    runs from the other end, which changes the eigenpairs by rounding only.
     """
     thr = np.sqrt(eta)
     n = A.shape[0]

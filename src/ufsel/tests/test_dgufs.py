@@ -186,3 +186,29 @@ def test_refuses_too_many_samples(monkeypatch):
     X, _, _ = make_planted_clusters(n_samples=60, random_state=0)
     with pytest.raises(ValueError, match="n_samples <= 50"):
         DGUFS(5).fit(X)
+
+
+def test_rank_prox_drivers_agree_and_overwrite_reads_the_same_triangle():
+    rng = np.random.RandomState(5)
+    n = 120
+    B = rng.standard_normal((n, 6))
+    A = B @ B.T / 6 + 0.05 * rng.standard_normal((n, n))
+    A = 0.5 * (A + A.T)
+    A[np.triu_indices(n, 1)] += 1e-13 * rng.standard_normal(n * (n - 1) // 2)  # as the L-step's
+    w_all, V_all = dg._rank_prox(A, 4.0)  # no hint: every eigenpair (divide and conquer)
+    w_sub, V_sub = dg._rank_prox(A, 4.0, k_hint=3)  # small rank: those above the threshold
+    np.testing.assert_allclose(w_sub, w_all, rtol=1e-12)
+    np.testing.assert_allclose((V_sub * w_sub) @ V_sub.T, (V_all * w_all) @ V_all.T, atol=1e-10)
+    for hint in (None, 3):
+        w, V = dg._rank_prox(A, 4.0, k_hint=hint)
+        A2 = A.copy()  # C order: solved in its memory as a Fortran array, A's lower triangle
+        w2, V2 = dg._rank_prox(A2, 4.0, k_hint=hint, overwrite_a=True)
+        # LAPACK's reduction runs from the other end ('U' on the transposed view):
+        # the same eigenpairs to rounding, not the same bits
+        np.testing.assert_allclose(w2, w, rtol=1e-14)
+        np.testing.assert_allclose((V2 * w2) @ V2.T, (V * w) @ V.T, atol=1e-12)
+        assert not np.array_equal(A2, A)  # the memory was used
+        A3 = A.copy()
+        A3[np.triu_indices(n, 1)] = 1e6  # the upper triangle is not read
+        w3, _ = dg._rank_prox(A3, 4.0, k_hint=hint, overwrite_a=True)
+        np.testing.assert_array_equal(w3, w2)
