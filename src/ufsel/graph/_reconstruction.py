@@ -13,7 +13,13 @@ import numpy as np
 from scipy import sparse
 
 from ..linalg._local import local_gram
-from ._knn import heat_kernel_bandwidth, knn_affinity, knn_graph
+from ._knn import (
+    _bandwidth_and_neighbours,
+    _shares_distance_matrix,
+    heat_kernel_bandwidth,
+    knn_affinity,
+    knn_graph,
+)
 from ._local import local_regions
 
 __all__ = ["lle_weights", "local_krr_laplacian", "reconstruction_laplacian"]
@@ -92,7 +98,10 @@ def local_krr_laplacian(X, n_neighbors=5, *, reg=0.1, t="mean", kernel="heat", r
 
     ``t`` as in :func:`ufsel.graph.knn_affinity` (Cai's mean distance by
     default; ``constructW``'s default, which ``localLearnMx_KRR.m`` uses).
-    FSASL uses k = 5, reg = 0.1.
+    FSASL uses k = 5, reg = 0.1. Where :func:`ufsel.graph.knn_affinity` takes
+    the bandwidth and the neighbours from one distance matrix (dense float64,
+    n <= 3,000, more than 15 features), so does this function, with the same
+    rule for ties (the smaller index, as MATLAB's stable ``sort``).
 
     Returns
     -------
@@ -103,11 +112,16 @@ def local_krr_laplacian(X, n_neighbors=5, *, reg=0.1, t="mean", kernel="heat", r
         raise ValueError(f"kernel={kernel!r} not understood, valid options are 'heat' and "
                          "'affinity'.")
     n = X.shape[0]
-    if isinstance(t, str):
+    shared = _shares_distance_matrix(X, "auto", t)
+    if isinstance(t, str) and not shared:  # a bandwidth from a sample, before any search
         t = heat_kernel_bandwidth(X, t, random_state=random_state)
-    if kernel == "affinity":
-        return reconstruction_laplacian(_affinity_krr_weights(X, n_neighbors, reg, float(t)))
-    idx = _neighbourhoods(X, n_neighbors)
+    if kernel == "affinity":  # knn_affinity shares the distance matrix itself
+        return reconstruction_laplacian(_affinity_krr_weights(X, n_neighbors, reg, t))
+    if shared:
+        t, _, ind = _bandwidth_and_neighbours(X, n_neighbors, t)
+        idx = local_regions(ind)
+    else:
+        idx = _neighbourhoods(X, n_neighbors)
     G = local_gram(X, idx)
     diag = np.diagonal(G, axis1=1, axis2=2)
     D2 = np.maximum(diag[:, :, None] + diag[:, None, :] - 2.0 * G, 0.0)
@@ -131,7 +145,7 @@ def _affinity_krr_weights(X, n_neighbors, reg, t):
     has rows of different lengths) and each group is one stacked solve.
     """
     n = X.shape[0]
-    K = knn_affinity(X, n_neighbors, weight="heat", t=t).astype(np.float64)
+    K = knn_affinity(X, n_neighbors, weight="heat", t=t).astype(np.float64)  # t: str or float
     K.sort_indices()
     sizes = np.diff(K.indptr)
     data = np.empty(K.nnz)

@@ -73,14 +73,16 @@ def weighted_ridge(X, R, g, *, sample_weight=None, gram=None, method="auto", own
     g = np.asarray(g, dtype=np.float64)
     if method == "auto":
         method = "push_through" if d > n else "primal"
-    sw = None
+    a_inv = None
     if sample_weight is not None:
-        sw = np.sqrt(np.asarray(sample_weight, dtype=np.float64))
-        R = R * sw[:, None]
+        sample_weight = np.asarray(sample_weight, dtype=np.float64)
         gram = None
         if sparse.issparse(X) or method != "push_through":
+            sw = np.sqrt(sample_weight)
+            R = R * sw[:, None]
             X = _rows_scaled(X, sw)
-            sw = None  # applied; the dense push-through below scales its own copy instead
+        else:  # the dense push-through puts A^{-1} on its diagonal instead (below)
+            a_inv = 1.0 / sample_weight
     if method == "primal":
         A = gram_matrix(X, owner=owner) if gram is None else gram.copy()
         A[np.diag_indices_from(A)] += g
@@ -96,12 +98,15 @@ def weighted_ridge(X, R, g, *, sample_weight=None, gram=None, method="auto", own
             return np.asarray(Xg.T @ _spd_solve(K, R))
         # Xh Xh^T with Xh = X G^{-1/2}: numpy's symmetric rank-k product, half the flops;
         # and G^{-1} X^T V = G^{-1/2} (Xh^T V), so Xh is the only n x d temporary.
+        # With sample weights, (X^T A X + G)^{-1} X^T A = G^{-1} X^T (X G^{-1} X^T + A^{-1})^{-1}:
+        # A^{-1} on the diagonal, no second n x d pass to scale the rows. This K is
+        # A^{-1/2} K_s A^{-1/2}, K_s = A^{1/2} X G^{-1} X^T A^{1/2} + I the row-scaled form's
+        # matrix; Cholesky's error bound depends on a matrix only through its best
+        # diagonal scaling (van der Sluis), the same for both.
         rg = np.sqrt(ginv)
         Xh = X * rg
-        if sw is not None:
-            Xh *= sw[:, None]
         K = Xh @ Xh.T
-        K[np.diag_indices_from(K)] += 1.0
+        K[np.diag_indices_from(K)] += 1.0 if a_inv is None else a_inv
         V = _spd_solve(K, R)
         return (Xh.T @ V) * rg[:, None]
     raise ValueError(

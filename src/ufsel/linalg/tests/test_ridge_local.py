@@ -94,3 +94,43 @@ def test_local_gram_sparse_in_chunks(monkeypatch):
     np.testing.assert_allclose(local_gram(X, idx), G, atol=1e-14)
     monkeypatch.setattr(_local, "_CHUNK_BYTES", 1000)  # one group per chunk
     np.testing.assert_allclose(local_gram(X, idx), G, atol=1e-14)
+
+
+def test_weighted_push_through_with_widely_spread_sample_weights():
+    # RUFS's weights 1 / (2 ||r_i||) span many orders of magnitude; the push-through
+    # form puts their inverses on the diagonal and must stay as accurate as the primal.
+    rng = np.random.RandomState(7)
+    n, d = 30, 80
+    X = rng.randn(n, d)
+    F = np.abs(rng.randn(n, 4))
+    g = rng.uniform(0.5, 2.0, d)
+    w = 10.0 ** rng.uniform(-6, 6, n)
+    direct = np.linalg.solve(X.T @ (w[:, None] * X) + np.diag(g), X.T @ (w[:, None] * F))
+    got = weighted_ridge(X, F, g, sample_weight=w, method="push_through")
+    np.testing.assert_allclose(got, direct, rtol=1e-7, atol=1e-9)
+    got_sparse = weighted_ridge(sparse.csr_matrix(X), F, g, sample_weight=w, method="push_through")
+    np.testing.assert_allclose(got_sparse, direct, rtol=1e-7, atol=1e-9)
+
+
+def _kmeans_labels(Z, c, seed, init):
+    from sklearn.cluster import KMeans
+
+    return KMeans(c, init=init, n_init=10, random_state=np.random.RandomState(seed)).fit(Z).labels_
+
+
+def test_kmeans_indicator_on_the_gram_factor_equals_kmeans_on_the_data():
+    from ufsel.linalg import kmeans_indicator
+
+    rng = np.random.RandomState(3)
+    n, d, c = 60, 150, 4
+    centres = 3.0 * rng.randn(c, d)
+    Z = centres[rng.randint(c, size=n)] + rng.randn(n, d)
+    for seed in (0, 1):
+        for init in ("random", "k-means++"):
+            F = kmeans_indicator(Z, c, random_state=np.random.RandomState(seed), init=init,
+                                 offset=0.0)
+            np.testing.assert_array_equal(F.argmax(axis=1), _kmeans_labels(Z, c, seed, init))
+    # duplicate rows: a singular Gram matrix, clustered through the QR factor instead
+    Zd = np.vstack([Z, Z[:10]])
+    F = kmeans_indicator(Zd, c, random_state=np.random.RandomState(0), init="random", offset=0.0)
+    np.testing.assert_array_equal(F.argmax(axis=1), _kmeans_labels(Zd, c, 0, "random"))
