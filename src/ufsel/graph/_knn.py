@@ -666,6 +666,20 @@ def knn_affinity(X, n_neighbors=5, *, weight="heat", t="mean", symmetrize_mode="
     exactly tied distances (duplicate points) the other paths may keep another,
     equally near, neighbour.
     """
+    return knn_affinity_and_bandwidth(X, n_neighbors, weight=weight, t=t,
+                                      symmetrize_mode=symmetrize_mode, algorithm=algorithm,
+                                      n_jobs=n_jobs, random_state=random_state)[0]
+
+
+def knn_affinity_and_bandwidth(X, n_neighbors=5, *, weight="heat", t="mean",
+                               symmetrize_mode="max", algorithm="auto", n_jobs=None,
+                               random_state=None):
+    """:func:`knn_affinity` and the heat-kernel bandwidth it used: ``(W, t)``.
+
+    For selectors that need t again (EVSC's eigenvalue sensitivities): with an
+    estimated bandwidth the distance pass that gives it is shared with the search,
+    as in :func:`knn_affinity`. ``t`` is None for ``weight`` other than ``"heat"``.
+    """
     if weight not in WEIGHTS:
         raise ValueError(f"weight={weight!r} not understood, valid options are {set(WEIGHTS)}.")
     n = X.shape[0]
@@ -697,4 +711,4 @@ def knn_affinity(X, n_neighbors=5, *, weight="heat", t="mean", symmetrize_mode="
     rows = np.repeat(np.arange(n), n_neighbors)
     dtype = np.float32 if X.dtype == np.float32 else np.float64
     W = sparse.csr_matrix((vals.ravel().astype(dtype), (rows, ind.ravel())), shape=(n, n))
-    return symmetrize(W, symmetrize_mode)
+    return symmetrize(W, symmetrize_mode), (float(t) if weight == "heat" else None)

@@ -29,7 +29,14 @@ from scipy import sparse
 from scipy.sparse import linalg as splinalg
 
 from ..linalg._woodbury import identity_plus_gram_inverse
-from ._knn import heat_kernel_bandwidth, knn_affinity, knn_graph, symmetrize
+from ._knn import (
+    _bandwidth_and_neighbours,
+    _shares_distance_matrix,
+    heat_kernel_bandwidth,
+    knn_affinity,
+    knn_graph,
+    symmetrize,
+)
 from ._spectral import graph_laplacian
 
 __all__ = [
@@ -138,9 +145,12 @@ def local_kernel_regression_weights(X, n_neighbors=5, *, t="mean", symmetrize_mo
         are 0).
     """
     if symmetrize_mode == "none":
-        dist, ind = knn_graph(X, n_neighbors)
-        if isinstance(t, str):
-            t = heat_kernel_bandwidth(X, t, random_state=random_state)
+        if _shares_distance_matrix(X, "auto", t):  # bandwidth and neighbours from one pass
+            t, dist, ind = _bandwidth_and_neighbours(X, n_neighbors, t)
+        else:
+            dist, ind = knn_graph(X, n_neighbors)
+            if isinstance(t, str):
+                t = heat_kernel_bandwidth(X, t, random_state=random_state)
         vals = np.exp(-(dist**2) / (2.0 * float(t) ** 2))
         n = X.shape[0]
         rows = np.repeat(np.arange(n), n_neighbors)
