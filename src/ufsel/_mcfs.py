@@ -9,7 +9,14 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .base import BaseSelector, check_n_clusters, check_n_neighbors, ranking_from_scores
-from .graph import EIGEN_SOLVERS, NEIGHBORS_ALGORITHMS, knn_affinity, spectral_embedding
+from .graph import (
+    EIGEN_SOLVERS,
+    NEIGHBORS_ALGORITHMS,
+    canonical_embedding,
+    knn_affinity,
+    null_space_dimension,
+    spectral_embedding,
+)
 from .graph._knn import SYMMETRIZE, WEIGHTS
 from .linalg import gram_matrix, lars_at_cardinalities, transpose_dot
 
@@ -162,7 +169,12 @@ class MCFS(BaseSelector):
         ``max_k |a_{k,j}|`` for d = ``n_features_to_select_``.
     ranking_ : ndarray of shape (n_features,)
     embedding_ : ndarray of shape (n_samples, n_clusters)
-        The spectral embedding Y.
+        The spectral embedding Y. On a graph with more connected components than
+        ``n_clusters + 1`` it has one column per component beyond the first: the
+        whole eigenspace of lambda = 0, whose subset an eigensolver would pick by
+        round-off, in the basis of :func:`ufsel.graph.canonical_embedding` (scaled by
+        a power of two and rounded to 30 bits; the rankings do not depend on the
+        scale).
     n_features_to_select_, n_features_in_, feature_names_in_
 
     See Also
@@ -223,8 +235,13 @@ class MCFS(BaseSelector):
         W = knn_affinity(X, self.n_neighbors, weight=self.weight, t=self.t,
                          symmetrize_mode=self.symmetrize, algorithm=self.neighbors_algorithm,
                          random_state=rng)
-        self.embedding_ = spectral_embedding(W, self.n_clusters, eigen_solver=self.eigen_solver,
-                                             random_state=rng)
+        # With more graph components than n_clusters + 1, which n_clusters of the lambda = 0
+        # solutions an eigensolver returns follows round-off (as RSFS, NDFS and EVSC); the
+        # whole eigenspace is used, in a canonical basis.
+        n_null = null_space_dimension(W)
+        Y = spectral_embedding(W, max(self.n_clusters, n_null), eigen_solver=self.eigen_solver,
+                               random_state=rng)
+        self.embedding_ = canonical_embedding(Y) if n_null > self.n_clusters else Y
         return self.embedding_
 
     def _fit(self, X):

@@ -6,14 +6,19 @@ from numbers import Real
 
 import numpy as np
 from scipy import sparse
-from scipy.sparse.csgraph import connected_components
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._iterate import CLUSTER_GRAPH_CONSTRAINTS, ITERATIVE_CONSTRAINTS, ObjectiveTracker
 from .base import BaseSelector, check_n_clusters, check_n_neighbors, densify
-from .graph import local_kernel_regression_weights, local_learning_laplacian, spectral_embedding
+from .graph import (
+    canonical_embedding,
+    local_kernel_regression_weights,
+    local_learning_laplacian,
+    null_space_dimension,
+    spectral_embedding,
+)
 from .linalg import (
     l2p_norm,
     l2p_reweight,
@@ -30,7 +35,6 @@ __all__ = [
     "rsfs_z_step",
     "rsfs_f_step",
     "rsfs_init_indicator",
-    "canonical_embedding",
 ]
 
 #: sigma of footnote 1: ``D_ii = 1 / (2 sqrt(||w_i||^2 + sigma))``.
@@ -114,42 +118,6 @@ def rsfs_f_step(M_pos, M_neg, F, A, alpha, nu, *, power=1.0):
     return multiplicative_update(F, numer, denom, power=power)
 
 
-#: The embedding handed to k-means is rounded to this many significant bits.
-_EMBEDDING_BITS = 30
-
-
-def canonical_embedding(Y):
-    """A basis of the column space of Y that does not depend on the solver's choice, rounded.
-
-    k-means only sees distances between rows, which do not change under
-    ``Y -> Y G`` (G orthogonal), but its tie-breaking does: on a graph with
-    more connected components than requested eigenvectors the eigenvalue 0
-    is repeated and the eigensolver returns an arbitrary (round-off
-    dependent) basis of that eigenspace, and k-means on a rotated copy can
-    end in a different partition when two partitions have equal inertia
-    (which happens exactly for row-stochastic S: every grouping of c + 1
-    components into c clusters has the same inertia). Here the basis is
-    fixed by diagonalising ``Y^T T Y`` with ``T = diag(1, 2, ..., n) / n``
-    (``Y G`` gives ``G^T (Y^T T Y) G``, hence the same result), the sign of
-    each column is fixed by its largest entry, and the result (scaled by the
-    power of two above its largest row norm) is rounded to
-    ``_EMBEDDING_BITS`` bits, so that round-off of order 1e-16
-    in the graph (a permutation of the features reorders the distance sums)
-    gives bitwise the same k-means input and the same partition.
-    """
-    n = Y.shape[0]
-    t = np.arange(1, n + 1, dtype=np.float64) / n
-    row = float(np.sqrt(np.einsum("ij,ij->i", Y, Y).max()))  # invariant under Y -> Y G
-    Ys = np.ldexp(Y, -int(np.ceil(np.log2(row))) if row > 0 else 0)
-    M = Ys.T @ (t[:, None] * Ys)
-    _, G = np.linalg.eigh(0.5 * (M + M.T))
-    Z = Ys @ G
-    idx = np.argmax(np.abs(np.round(Z, 12)), axis=0)
-    signs = np.sign(Z[idx, np.arange(Z.shape[1])])
-    signs[signs == 0] = 1.0
-    return np.ldexp(np.round(np.ldexp(Z * signs, _EMBEDDING_BITS)), -_EMBEDDING_BITS)
-
-
 def rsfs_init_indicator(affinity, n_clusters, *, offset=0.2, n_init=10, random_state=None):
     """Initial F: spectral embedding, k-means, indicator plus offset, unit columns.
 
@@ -183,7 +151,7 @@ def rsfs_init_indicator(affinity, n_clusters, *, offset=0.2, n_init=10, random_s
     # eigensolver returns is not determined by the graph (it followed round-off: COIL20's
     # 5-NN graph has 9 components, and a 1e-12 perturbation of X changed 47 of RSFS's
     # top 50 features). The whole eigenspace is used instead.
-    n_dims = max(n_dims, connected_components(affinity, directed=False)[0] - 1)
+    n_dims = max(n_dims, null_space_dimension(affinity))
     emb = canonical_embedding(spectral_embedding(affinity, n_dims, random_state=rng))
     seed = rng.randint(np.iinfo(np.int32).max)
     labels = KMeans(n_clusters, n_init=n_init, random_state=seed).fit_predict(emb)

@@ -27,8 +27,10 @@ from ._reconstruction import lle_weights, local_krr_laplacian, reconstruction_la
 from ._spectral import (
     AMG_MIN_NODES,
     EIGEN_SOLVERS,
+    canonical_embedding,
     graph_laplacian,
     laplacian_smallest,
+    null_space_dimension,
     spectral_embedding,
 )
 
@@ -41,6 +43,7 @@ __all__ = [
     "NEIGHBORS_ALGORITHMS",
     "resolve_neighbors_algorithm",
     "can_weights",
+    "canonical_embedding",
     "global_discriminative_laplacian",
     "graph_laplacian",
     "heat_kernel_bandwidth",
@@ -55,6 +58,7 @@ __all__ = [
     "local_krr_laplacian",
     "local_learning_laplacian",
     "local_regions",
+    "null_space_dimension",
     "reconstruction_laplacian",
     "spectral_embedding",
     "symmetrize",

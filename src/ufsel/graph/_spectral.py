@@ -24,6 +24,8 @@ from ..utils import optional_available
 #: Laplacians up to this order are decomposed densely by ``laplacian_smallest``.
 _DENSE_LAPLACIAN_MAX = 200
 __all__ = [
+    "canonical_embedding",
+    "null_space_dimension",
     "graph_laplacian",
     "laplacian_smallest",
     "spectral_embedding",
@@ -201,3 +203,53 @@ def laplacian_smallest(L, k, *, random_state=None):
                           v0=rng.uniform(-1, 1, n))
     order = np.argsort(w)
     return w[order], V[:, order]
+
+
+def null_space_dimension(W):
+    """Number of non-trivial solutions of ``L y = 0`` for the graph W: its connected
+    components minus one.
+
+    Each component's indicator solves ``L y = lambda D y`` with lambda = 0, and
+    :func:`spectral_embedding` drops only the constant direction. When a method asks
+    for fewer eigenvectors than this, which ones an eigensolver returns is not
+    determined by the graph but by round-off; the methods that would otherwise
+    depend on that choice (RSFS's and NDFS's starting clusters, MCFS's regressions)
+    use this count to take the whole eigenspace.
+    """
+    return int(csgraph.connected_components(W, directed=False)[0]) - 1
+
+
+#: The embedding handed to k-means is rounded to this many significant bits.
+_EMBEDDING_BITS = 30
+
+
+def canonical_embedding(Y):
+    """A basis of the column space of Y that does not depend on the solver's choice, rounded.
+
+    k-means only sees distances between rows, which do not change under
+    ``Y -> Y G`` (G orthogonal), but its tie-breaking does: on a graph with
+    more connected components than requested eigenvectors the eigenvalue 0
+    is repeated and the eigensolver returns an arbitrary (round-off
+    dependent) basis of that eigenspace, and k-means on a rotated copy can
+    end in a different partition when two partitions have equal inertia
+    (which happens exactly for row-stochastic S: every grouping of c + 1
+    components into c clusters has the same inertia). Here the basis is
+    fixed by diagonalising ``Y^T T Y`` with ``T = diag(1, 2, ..., n) / n``
+    (``Y G`` gives ``G^T (Y^T T Y) G``, hence the same result), the sign of
+    each column is fixed by its largest entry, and the result (scaled by the
+    power of two above its largest row norm) is rounded to
+    ``_EMBEDDING_BITS`` bits, so that round-off of order 1e-16
+    in the graph (a permutation of the features reorders the distance sums)
+    gives bitwise the same k-means input and the same partition.
+    """
+    n = Y.shape[0]
+    t = np.arange(1, n + 1, dtype=np.float64) / n
+    row = float(np.sqrt(np.einsum("ij,ij->i", Y, Y).max()))  # invariant under Y -> Y G
+    Ys = np.ldexp(Y, -int(np.ceil(np.log2(row))) if row > 0 else 0)
+    M = Ys.T @ (t[:, None] * Ys)
+    _, G = np.linalg.eigh(0.5 * (M + M.T))
+    Z = Ys @ G
+    idx = np.argmax(np.abs(np.round(Z, 12)), axis=0)
+    signs = np.sign(Z[idx, np.arange(Z.shape[1])])
+    signs[signs == 0] = 1.0
+    return np.ldexp(np.round(np.ldexp(Z * signs, _EMBEDDING_BITS)), -_EMBEDDING_BITS)

@@ -16,7 +16,7 @@ import pytest
 from scipy import linalg, sparse
 from sklearn.exceptions import ConvergenceWarning
 
-from ufsel import JELSR, RSFS, UDFS
+from ufsel import JELSR, MCFS, NDFS, RSFS, UDFS
 from ufsel._rsfs import canonical_embedding
 from ufsel._spec import spec_scores
 from ufsel.datasets import make_planted_clusters
@@ -236,25 +236,36 @@ def test_rsfs_on_disconnected_graph_is_permutation_equivariant():
     np.testing.assert_allclose(b.scores_, a.scores_[perm], rtol=1e-6)
 
 
-def test_rsfs_embedding_with_more_components_than_dimensions_is_determined_by_the_graph():
-    """Eight separated blobs, a 5-NN graph with eight components and n_clusters = 3: the
-    eigenvalue 0 has seven non-trivial solutions, and an eigensolver's choice of three of
-    them followed round-off (on COIL20 a 1e-12 perturbation changed 47 of the top 50
-    features). The whole eigenspace is used, so the result follows the graph only."""
+def _eight_blobs():
     rng = np.random.RandomState(2)
     centres = 40.0 * rng.standard_normal((8, 12))
-    X = np.repeat(centres, 10, axis=0) + rng.standard_normal((80, 12)) * rng.uniform(0.5, 2, 12)
-    kw = dict(n_neighbors=5, n_clusters=3, max_iter=3, random_state=0)
-    a = _quiet(RSFS(4, **kw), X)
-    for seed in range(3):
-        Xp = X * (1.0 + 1e-12 * np.random.RandomState(seed).uniform(-1, 1, X.shape))
-        b = _quiet(RSFS(4, **kw), Xp)
-        np.testing.assert_allclose(b.scores_, a.scores_, rtol=1e-6)
+    return np.repeat(centres, 10, axis=0) + rng.standard_normal((80, 12)) * rng.uniform(0.5, 2, 12)
+
+
+@pytest.mark.parametrize("cls, extra", [(RSFS, {"max_iter": 3}), (NDFS, {"max_iter": 3}),
+                                        (MCFS, {})])
+def test_more_components_than_requested_eigenvectors_is_determined_by_the_graph(cls, extra):
+    """Eight separated blobs, a 5-NN graph with eight components and n_clusters = 3: the
+    eigenvalue 0 has seven non-trivial solutions, and an eigensolver's choice of some of
+    them followed round-off (on COIL20 a 1e-12 perturbation of X changed 47 of RSFS's top
+    50 features and 27 of NDFS's). RSFS, NDFS and MCFS use the whole eigenspace, so the
+    result follows the graph only."""
+    X = _eight_blobs()
     from scipy.sparse.csgraph import connected_components
 
     from ufsel.graph import knn_affinity
 
     assert connected_components(knn_affinity(X, 5, weight="heat"))[0] == 8
+    kw = dict(n_neighbors=5, n_clusters=3, random_state=0, **extra)
+    a = _quiet(cls(4, **kw), X)
+    for seed in range(3):
+        Xp = X * (1.0 + 1e-12 * np.random.RandomState(seed).uniform(-1, 1, X.shape))
+        b = _quiet(cls(4, **kw), Xp)
+        np.testing.assert_allclose(b.scores_, a.scores_, rtol=1e-6,
+                                   atol=1e-9 * np.abs(a.scores_).max())
+    if cls is MCFS:  # the whole eigenspace: one column per component beyond the first
+        assert a.embedding_.shape[1] == 7
+
 
 
 # ---------------------------------------------------- every selector
