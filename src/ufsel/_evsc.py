@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -10,7 +11,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .base import BaseSelector, check_n_clusters, check_n_neighbors
-from .graph import heat_kernel_bandwidth, spectral_embedding
+from .graph import heat_kernel_bandwidth, null_space_dimension, spectral_embedding
 from .graph._knn import SYMMETRIZE, _shares_distance_matrix, knn_affinity_and_bandwidth
 
 __all__ = ["EVSC", "eigenvalue_sensitivity"]
@@ -104,7 +105,13 @@ class EVSC(BaseSelector):
     2. the c - 1 smallest non-trivial solutions of ``L y = lambda D y``
        (``L = D - W``, c = ``n_clusters``; for c = 1, ``lambda_2``); with the
        trivial ``lambda_1 = 0`` their sum is the relaxed normalised cut of the
-       graph into c clusters, and ``lambda_1`` has zero derivative;
+       graph into c clusters, and ``lambda_1`` has zero derivative. On a
+       graph with m > 1 connected components lambda = 0 is repeated m times;
+       those eigenvalues cannot move under feature weights (every edge stays
+       inside its component), so their sensitivity is exactly 0 and is set so
+       (computed, it was round-off, and with more components than clusters it
+       decided the whole ranking); when all c - 1 are such, every score is 0
+       and a UserWarning says so;
     3. the exact first-order sensitivities ``d lambda_k / d w_l`` at ``w = 1``
        (:func:`eigenvalue_sensitivity`, checked against finite differences);
     4. ``score_l = -sum_k d lambda_k / d w_l``: a feature is relevant when
@@ -202,6 +209,24 @@ class EVSC(BaseSelector):
                                           symmetrize_mode=self.symmetrize)
         Y, lam = spectral_embedding(W, max(self.n_clusters - 1, 1), eigen_solver=self.eigen_solver,
                                     random_state=rng, return_eigenvalues=True)
+        sens = eigenvalue_sensitivity(X, W, Y, lam, t)
+        # Each connected component beyond the first adds a solution with lambda = 0, which
+        # no feature weight can move (every edge stays inside its component): its
+        # sensitivity is 0 exactly, and which basis of that eigenspace the solver returns
+        # is round-off. Computed, those sensitivities were round-off too, and they decided
+        # the ranking (COIL20, 9 components, c = 5: a 1e-12 perturbation of X changed all
+        # 50 top features). They are set to their exact value.
+        n_components = null_space_dimension(W) + 1
+        n_null = min(n_components - 1, lam.size)
+        lam[:n_null] = 0.0
+        sens[:n_null] = 0.0
+        if n_null == lam.size:
+            warnings.warn(
+                f"{name}: the {self.n_neighbors}-NN graph has {n_components} connected components, "
+                f"so all {lam.size} eigenvalues EVSC uses (n_clusters - 1) are 0 and no feature "
+                "can move them: every score is 0. Use more neighbours (n_neighbors) or fewer "
+                "clusters.",
+                UserWarning, stacklevel=3)
         self.eigenvalues_ = lam
-        self.sensitivities_ = eigenvalue_sensitivity(X, W, Y, lam, t)
+        self.sensitivities_ = sens
         return -self.sensitivities_.sum(axis=0)

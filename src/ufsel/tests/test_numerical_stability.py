@@ -16,7 +16,7 @@ import pytest
 from scipy import linalg, sparse
 from sklearn.exceptions import ConvergenceWarning
 
-from ufsel import JELSR, MCFS, NDFS, RSFS, UDFS
+from ufsel import EVSC, JELSR, MCFS, NDFS, RSFS, UDFS
 from ufsel._rsfs import canonical_embedding
 from ufsel._spec import spec_scores
 from ufsel.datasets import make_planted_clusters
@@ -243,12 +243,13 @@ def _eight_blobs():
 
 
 @pytest.mark.parametrize("cls, extra", [(RSFS, {"max_iter": 3}), (NDFS, {"max_iter": 3}),
-                                        (MCFS, {})])
+                                        (MCFS, {}), (EVSC, {})])
 def test_more_components_than_requested_eigenvectors_is_determined_by_the_graph(cls, extra):
     """Eight separated blobs, a 5-NN graph with eight components and n_clusters = 3: the
     eigenvalue 0 has seven non-trivial solutions, and an eigensolver's choice of some of
     them followed round-off (on COIL20 a 1e-12 perturbation of X changed 47 of RSFS's top
-    50 features and 27 of NDFS's). RSFS, NDFS and MCFS use the whole eigenspace, so the
+    50 features, 27 of NDFS's and all 50 of EVSC's). RSFS, NDFS and MCFS use the whole
+    eigenspace, and EVSC sets the sensitivities of its eigenvalue 0 to their exact 0, so the
     result follows the graph only."""
     X = _eight_blobs()
     from scipy.sparse.csgraph import connected_components
@@ -265,6 +266,10 @@ def test_more_components_than_requested_eigenvectors_is_determined_by_the_graph(
                                    atol=1e-9 * np.abs(a.scores_).max())
     if cls is MCFS:  # the whole eigenspace: one column per component beyond the first
         assert a.embedding_.shape[1] == 7
+    if cls is EVSC:  # both eigenvalues used are the exact 0 of the extra components
+        assert np.all(a.scores_ == 0) and np.all(a.eigenvalues_ == 0)
+        with pytest.warns(UserWarning, match="8 connected components"):
+            cls(4, **kw).fit(X)
 
 
 
