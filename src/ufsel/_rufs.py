@@ -254,10 +254,14 @@ class RUFS(BaseSelector):
       initial gradient huge (3.4e9 on ORL), so FSASL's run stops after one
       outer iteration, with the objective still falling. ufsel runs until
       the relative change falls below ``tol`` or for its 20 iterations (on ORL
-      with 40 clusters it still changes by 3 % in the 20th). This, not the cost per
-      iteration, is why the reference can be faster than ufsel: stopped after
-      as many outer iterations, ufsel takes 0.17 to 0.52 of its time
-      (rows ``rufs_matched`` of ``benchmarks/results/reference_comparison.md``).
+      with 40 clusters it still changes by 3 % in the 20th). Even so, ufsel's
+      20 iterations take 0.69-0.98 of the reference's time on JAFFE, ORL and
+      COIL20 (both local matrices), and stopped after as many outer iterations
+      as the reference, 0.16-0.30 (``benchmarks/results/reference_comparison_rufs.md``).
+      Of a fit on ORL, the k-means start runs on the 400 x 400 Cholesky
+      factor of ``X X^T`` (:func:`ufsel.linalg.kmeans_indicator`, the same
+      labels), and the local matrix takes its bandwidth and neighbours from one
+      distance matrix.
     - F >= 0 (reference code): the factorisation is an NMF of X, meaningful for
       non-negative data (images, counts); with negative entries the fit is
       still defined but ``G F`` cannot match them.
