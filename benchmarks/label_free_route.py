@@ -60,7 +60,7 @@ from ufsel.model_selection._auto import candidate_params
 REPO = Path(__file__).resolve().parents[1]
 GRID = "fseval_small"
 #: Bump when AutoSelector's defaults change, so that cached routes (only) are recomputed.
-ROUTE_VERSION = "count-rankings-v3"  # n_resamples does not change the ranking
+ROUTE_VERSION = "count-rankings-v4"  # v4: MCFS on graphs with more components than K + 1
 
 
 def route_ranking(X):
