@@ -11,8 +11,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .base import BaseSelector, check_n_clusters, check_n_neighbors
-from .graph import heat_kernel_bandwidth, null_space_dimension, spectral_embedding
-from .graph._knn import SYMMETRIZE, _shares_distance_matrix, knn_affinity_and_bandwidth
+from .graph import null_space_dimension, spectral_embedding
+from .graph._knn import SYMMETRIZE, _bandwidth_before_search, knn_affinity_and_bandwidth
 
 __all__ = ["EVSC", "eigenvalue_sensitivity"]
 
@@ -201,10 +201,7 @@ class EVSC(BaseSelector):
         check_n_neighbors(self.n_neighbors, n, name)
         check_n_clusters(self.n_clusters, n, name)
         rng = check_random_state(self.random_state)
-        t = self.t
-        if isinstance(t, str) and not _shares_distance_matrix(X, "auto", t):
-            t = heat_kernel_bandwidth(X, t, random_state=rng)  # from a sample, before the search
-        # otherwise the bandwidth comes from the search's own distance matrix (one pass)
+        t = _bandwidth_before_search(X, self.t, random_state=rng)
         W, t = knn_affinity_and_bandwidth(X, self.n_neighbors, weight="heat", t=t,
                                           symmetrize_mode=self.symmetrize)
         Y, lam = spectral_embedding(W, max(self.n_clusters - 1, 1), eigen_solver=self.eigen_solver,

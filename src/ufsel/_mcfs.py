@@ -9,14 +9,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .base import BaseSelector, check_n_clusters, check_n_neighbors, ranking_from_scores
-from .graph import (
-    EIGEN_SOLVERS,
-    NEIGHBORS_ALGORITHMS,
-    canonical_embedding,
-    knn_affinity,
-    null_space_dimension,
-    spectral_embedding,
-)
+from .graph import EIGEN_SOLVERS, NEIGHBORS_ALGORITHMS, determined_spectral_embedding, knn_affinity
 from .graph._knn import SYMMETRIZE, WEIGHTS
 from .linalg import gram_matrix, lars_at_cardinalities, transpose_dot
 
@@ -235,13 +228,10 @@ class MCFS(BaseSelector):
         W = knn_affinity(X, self.n_neighbors, weight=self.weight, t=self.t,
                          symmetrize_mode=self.symmetrize, algorithm=self.neighbors_algorithm,
                          random_state=rng)
-        # With more graph components than n_clusters + 1, which n_clusters of the lambda = 0
-        # solutions an eigensolver returns follows round-off (as RSFS, NDFS and EVSC); the
-        # whole eigenspace is used, in a canonical basis.
-        n_null = null_space_dimension(W)
-        Y = spectral_embedding(W, max(self.n_clusters, n_null), eigen_solver=self.eigen_solver,
-                               random_state=rng)
-        self.embedding_ = canonical_embedding(Y) if n_null > self.n_clusters else Y
+        # the whole eigenspace of lambda = 0 when the graph has more components than that
+        self.embedding_ = determined_spectral_embedding(W, self.n_clusters,
+                                                        eigen_solver=self.eigen_solver,
+                                                        random_state=rng)
         return self.embedding_
 
     def _fit(self, X):

@@ -16,13 +16,7 @@ from ._iterate import (
     safeguarded_multiplicative,
 )
 from .base import BaseSelector, NumericalError, check_n_clusters, check_n_neighbors
-from .graph import (
-    canonical_embedding,
-    graph_laplacian,
-    knn_affinity,
-    null_space_dimension,
-    spectral_embedding,
-)
+from .graph import determined_spectral_embedding, graph_laplacian, knn_affinity
 from .graph._knn import WEIGHTS
 from .linalg import (
     gram_matrix,
@@ -229,14 +223,8 @@ class NDFS(BaseSelector):
         L = ndfs_laplacian(S, normed=self.laplacian == "normalized")
         Lpos = sparse.diags(L.diagonal())
         Lneg = Lpos - L  # off-diagonal part, non-negative
-        # With more graph components than n_clusters + 1, lambda = 0 has more non-trivial
-        # solutions than n_clusters dimensions and an eigensolver's choice among them
-        # follows round-off: the whole eigenspace is clustered instead, in a canonical
-        # basis (see RSFS's rsfs_init_indicator).
-        n_null = null_space_dimension(S)
-        Y = spectral_embedding(S, max(self.n_clusters, n_null), random_state=rng)
-        if n_null > self.n_clusters:
-            Y = canonical_embedding(Y)
+        # the whole eigenspace of lambda = 0 when the graph has more components than that
+        Y = determined_spectral_embedding(S, self.n_clusters, random_state=rng)
         F = kmeans_indicator(Y, self.n_clusters, random_state=rng)
         a, b, gam = self.alpha, self.beta, self.gamma
         gram = gram_matrix(X, owner=name) if d <= n else None

@@ -13,11 +13,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ._iterate import CLUSTER_GRAPH_CONSTRAINTS, ITERATIVE_CONSTRAINTS, ObjectiveTracker
 from .base import BaseSelector, check_n_clusters, check_n_neighbors, densify
 from .graph import (
-    canonical_embedding,
+    determined_spectral_embedding,
     local_kernel_regression_weights,
     local_learning_laplacian,
-    null_space_dimension,
-    spectral_embedding,
 )
 from .linalg import (
     l2p_norm,
@@ -145,14 +143,9 @@ def rsfs_init_indicator(affinity, n_clusters, *, offset=0.2, n_init=10, random_s
     """
     rng = check_random_state(random_state)
     n = affinity.shape[0]
-    n_dims = min(n_clusters, n - 1)
-    # lambda = 0 has one solution per connected component (the constant direction
-    # dropped): with more components than requested dimensions, which n_dims of them an
-    # eigensolver returns is not determined by the graph (it followed round-off: COIL20's
-    # 5-NN graph has 9 components, and a 1e-12 perturbation of X changed 47 of RSFS's
-    # top 50 features). The whole eigenspace is used instead.
-    n_dims = max(n_dims, null_space_dimension(affinity))
-    emb = canonical_embedding(spectral_embedding(affinity, n_dims, random_state=rng))
+    # the whole eigenspace of lambda = 0 when the graph has more components than that
+    emb = determined_spectral_embedding(affinity, min(n_clusters, n - 1), canonical=True,
+                                        random_state=rng)
     seed = rng.randint(np.iinfo(np.int32).max)
     labels = KMeans(n_clusters, n_init=n_init, random_state=seed).fit_predict(emb)
     F = np.full((n, n_clusters), offset, dtype=np.float64)
@@ -202,7 +195,7 @@ class RSFS(BaseSelector):
       multiplicative rule would keep it), columns scaled to unit norm
       (:func:`rsfs_init_indicator`). Z = 0, D = I, as in the released code.
       k-means runs on a canonical, rounded basis of the embedding
-      (:func:`canonical_embedding`): on a graph with more connected
+      (:func:`ufsel.graph.canonical_embedding`): on a graph with more connected
       components than ``n_clusters`` the embedding's eigenspace is repeated
       and its basis, hence k-means' tie-breaking between partitions of equal
       inertia, depended on round-off (a permutation of the features, or the

@@ -593,6 +593,19 @@ def _shares_distance_matrix(X, algorithm, t):
                                           and resolve_neighbors_algorithm(algorithm, X) == "exact")))
 
 
+def _bandwidth_before_search(X, t, random_state=None):
+    """The bandwidth, estimated before any neighbour search, unless the search will share it.
+
+    Where :func:`_shares_distance_matrix` holds, ``t`` is returned as it is (the
+    search's distance matrix gives it, from every pair, with no random sample);
+    otherwise an estimated ``t`` is computed now, so that its random sample is drawn
+    from ``random_state`` before a search uses the same generator.
+    """
+    if isinstance(t, str) and not _shares_distance_matrix(X, "auto", t):
+        return heat_kernel_bandwidth(X, t, random_state=random_state)
+    return t
+
+
 def _bandwidth_and_neighbours(X, n_neighbors, t, *, n_jobs=None):
     """``(t, distances, indices)`` from one matrix of all pairwise distances.
 

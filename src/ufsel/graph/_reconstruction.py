@@ -13,13 +13,7 @@ import numpy as np
 from scipy import sparse
 
 from ..linalg._local import local_gram
-from ._knn import (
-    _bandwidth_and_neighbours,
-    _shares_distance_matrix,
-    heat_kernel_bandwidth,
-    knn_affinity,
-    knn_graph,
-)
+from ._knn import _bandwidth_and_neighbours, _bandwidth_before_search, knn_affinity, knn_graph
 from ._local import local_regions
 
 __all__ = ["lle_weights", "local_krr_laplacian", "reconstruction_laplacian"]
@@ -112,12 +106,10 @@ def local_krr_laplacian(X, n_neighbors=5, *, reg=0.1, t="mean", kernel="heat", r
         raise ValueError(f"kernel={kernel!r} not understood, valid options are 'heat' and "
                          "'affinity'.")
     n = X.shape[0]
-    shared = _shares_distance_matrix(X, "auto", t)
-    if isinstance(t, str) and not shared:  # a bandwidth from a sample, before any search
-        t = heat_kernel_bandwidth(X, t, random_state=random_state)
+    t = _bandwidth_before_search(X, t, random_state=random_state)
     if kernel == "affinity":  # knn_affinity shares the distance matrix itself
         return reconstruction_laplacian(_affinity_krr_weights(X, n_neighbors, reg, t))
-    if shared:
+    if isinstance(t, str):  # still to estimate: from the search's own distance matrix
         t, _, ind = _bandwidth_and_neighbours(X, n_neighbors, t)
         idx = local_regions(ind)
     else:

@@ -17,9 +17,9 @@ from scipy import linalg, sparse
 from sklearn.exceptions import ConvergenceWarning
 
 from ufsel import EVSC, JELSR, MCFS, NDFS, RSFS, UDFS
-from ufsel._rsfs import canonical_embedding
 from ufsel._spec import spec_scores
 from ufsel.datasets import make_planted_clusters
+from ufsel.graph import canonical_embedding
 from ufsel.linalg import _warm_eigh, eigen_residuals, smallest_eigvecs, warm_smallest_eigvecs
 
 from ._common import NAMES, PERMUTATION_UP_TO_TIES, fit_checked, make
