@@ -186,6 +186,53 @@ def test_udfs_iterative_eigensolver_equals_dense(planted, solver):
     assert np.all(np.diff(obj) <= 1e-9 * np.abs(obj[:-1]))  # monotone
 
 
+@pytest.fixture(scope="module")
+def wide():
+    """More features than samples (60 x 150): M = X^T L X has a null space of dimension
+    at least 150 - 59, far more than c = 4."""
+    return make_planted_clusters(60, 6, 144, 4, random_state=1)[0]
+
+
+@pytest.mark.parametrize("solver", ["dense", "lobpcg"])
+def test_udfs_wide_data_is_determined_by_the_data(wide, solver):
+    """With d > n the first eigenstep's c smallest eigenvalues are tied with d - n + 1
+    others; UDFS averages over the tied eigenspace, so a 1e-12 relative perturbation and a
+    column permutation change nothing beyond round-off. (Taking LAPACK's c vectors, as
+    before, moved some scores by as much as the largest score.)"""
+    kw = dict(n_clusters=4, max_iter=8, tol=0, eigen_solver=solver, random_state=0)
+    a = _quiet(UDFS(10, **kw), wide)
+    u = np.random.default_rng(0).uniform(-1, 1, wide.shape)
+    b = _quiet(UDFS(10, **kw), wide * (1 + 1e-12 * u))
+    perm = np.random.default_rng(1).permutation(wide.shape[1])
+    c = _quiet(UDFS(10, **kw), wide[:, perm])
+    scale = a.scores_.max()
+    np.testing.assert_allclose(b.scores_, a.scores_, rtol=0, atol=1e-8 * scale)
+    np.testing.assert_allclose(c.scores_, a.scores_[perm], rtol=0, atol=1e-8 * scale)
+    assert set(np.flatnonzero(c.get_support())) == set(np.flatnonzero(a.get_support()[perm]))
+    obj = a.objective_
+    assert np.all(np.diff(obj) <= 1e-9 * np.abs(obj[:-1]))  # monotone from the averaged start
+
+
+def test_udfs_first_wide_step_is_the_averaged_projector(wide):
+    """One iteration on wide data: scores_ are the diagonal of the average over the tied
+    eigenspace of M + gamma I, computed here by brute force from its full decomposition,
+    and objective_ is ``Tr(M Pi) + gamma sum_j sqrt(Pi_jj)`` at that average."""
+    from ufsel._udfs import udfs_local_scatter
+    est = UDFS(10, n_clusters=4, gamma=0.5, max_iter=1).fit(wide)
+    L = udfs_local_scatter(wide, 5, reg=1000.0)
+    M = wide.T @ (L @ wide)
+    M = 0.5 * (M + M.T)
+    w, V = linalg.eigh(M + 0.5 * np.eye(M.shape[0]))
+    tied = np.abs(w - w[3]) <= 1e-9 * np.abs(w).max()
+    below = w < w[3] - 1e-9 * np.abs(w).max()
+    frac = (4 - below.sum()) / tied.sum()
+    Pi = V[:, below] @ V[:, below].T + frac * V[:, tied] @ V[:, tied].T
+    np.testing.assert_allclose(est.scores_, np.diag(Pi), atol=1e-10)
+    expected = np.trace(M @ Pi) + 0.5 * np.sum(np.sqrt(np.diag(Pi) + np.finfo(float).eps))
+    assert est.objective_[0] == pytest.approx(expected, rel=1e-10)
+    assert est.tied_ and est.W_.shape == (150, 4)
+
+
 @pytest.mark.parametrize("solver", ["arpack", "lobpcg"])
 def test_jelsr_keeps_its_ranking_with_the_exact_default(planted, solver):
     """The default (exact dense) Y-step and a checked iterative one give the same ranking."""

@@ -1,0 +1,78 @@
+"""The c smallest eigenvectors when the c-th eigenvalue is tied: the rotation-invariant average."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import linalg
+from scipy.stats import ortho_group
+
+from ufsel.linalg import ky_fan_smallest, ky_fan_smallest_low_rank
+
+
+def _with_spectrum(values, seed=0):
+    Q = ortho_group.rvs(len(values), random_state=seed)
+    return Q @ np.diag(values) @ Q.T, Q
+
+
+def test_without_a_tie_the_weights_are_the_row_norms_of_the_eigenvectors():
+    P, Q = _with_spectrum([1.0, 2.0, 3.0, 5.0, 8.0, 13.0])
+    step = ky_fan_smallest(P, 3)
+    assert not step.tied
+    np.testing.assert_allclose(step.weights, np.sum(Q[:, :3] ** 2, axis=1), atol=1e-12)
+    np.testing.assert_allclose(step.vectors @ step.vectors.T, Q[:, :3] @ Q[:, :3].T, atol=1e-12)
+    assert step.trace == pytest.approx(6.0)
+
+
+def test_a_tie_is_averaged_over_the_tied_eigenspace():
+    """Eigenvalue 2 four times, one below it, c = 3: Pi = u1 u1^T + (2/4) P_E, which is
+    also the mean of W W^T over uniformly random choices of the tied subspace."""
+    P, Q = _with_spectrum([1.0, 2.0, 2.0, 2.0, 2.0, 7.0])
+    step = ky_fan_smallest(P, 3)
+    assert step.tied
+    expected = Q[:, 0] ** 2 + 0.5 * np.sum(Q[:, 1:5] ** 2, axis=1)
+    np.testing.assert_allclose(step.weights, expected, atol=1e-12)
+    assert step.trace == pytest.approx(1.0 + 2.0 * 2.0)
+    assert step.weights.sum() == pytest.approx(3.0)
+    # brute force: average the row norms of random members of the tied family
+    rng = np.random.default_rng(0)
+    draws = []
+    for _ in range(4000):
+        G = linalg.qr(rng.standard_normal((4, 2)), mode="economic")[0]
+        W = np.column_stack([Q[:, 0], Q[:, 1:5] @ G])
+        draws.append(np.sum(W ** 2, axis=1))
+    np.testing.assert_allclose(np.mean(draws, axis=0), step.weights, atol=2e-2)
+    # any member minimises the trace
+    assert np.trace(step.vectors.T @ P @ step.vectors) == pytest.approx(step.trace)
+
+
+def test_the_average_does_not_depend_on_the_basis_or_the_order():
+    """Tied eigenvectors rotated, rows and columns permuted: the weights follow exactly,
+    where LAPACK's own choice of c tied vectors does not."""
+    values = np.array([0.0] * 6 + [1.0, 3.0, 4.0, 9.0])
+    P, _ = _with_spectrum(values, seed=3)
+    perm = np.random.default_rng(1).permutation(10)
+    a = ky_fan_smallest(P, 2)
+    b = ky_fan_smallest(P[np.ix_(perm, perm)], 2)
+    c = ky_fan_smallest(P * (1 + 1e-12 * np.random.default_rng(2).uniform(-1, 1, P.shape)), 2)
+    np.testing.assert_allclose(b.weights, a.weights[perm], atol=1e-10)
+    np.testing.assert_allclose(c.weights, a.weights, atol=1e-10)
+
+
+@pytest.mark.parametrize("c", [1, 2, 9, 15, 17])
+def test_low_rank_form_equals_the_full_decomposition(c):
+    """P = M + shift I with M = B K B^T (rank 6 in 20 dimensions, one negative eigenvalue):
+    P's spectrum is -1.3, then the shift 0.7 fourteen times, then 1.2 ... 6.7. The r x r
+    route gives the full decomposition's weights and trace, tied (c = 2 to 14) or not
+    (c = 1, 15, 17)."""
+    rng = np.random.default_rng(4)
+    B = linalg.qr(rng.standard_normal((20, 6)), mode="economic")[0]
+    K = np.diag([-2.0, 0.5, 1.5, 3.0, 4.0, 6.0])
+    R = ortho_group.rvs(6, random_state=5)
+    M = B @ R @ K @ R.T @ B.T
+    shift = 0.7
+    full = ky_fan_smallest(M + shift * np.eye(20), c)
+    low = ky_fan_smallest_low_rank(M, B @ ortho_group.rvs(6, random_state=6), shift, c)
+    assert low.tied == full.tied == (2 <= c <= 14)
+    np.testing.assert_allclose(low.weights, full.weights, atol=1e-12)
+    assert low.trace == pytest.approx(full.trace, abs=1e-12)
