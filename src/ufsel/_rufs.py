@@ -255,9 +255,10 @@ class RUFS(BaseSelector):
       outer iteration, with the objective still falling. ufsel runs until
       the relative change falls below ``tol`` or for its 20 iterations (on ORL
       with 40 clusters it still changes by 3 % in the 20th). Even so, ufsel's
-      20 iterations take 0.32-1.00 of the reference's time on JAFFE, ORL and
-      COIL20 (both local matrices; ORL is the 1.00), and stopped after as many
-      outer iterations as the reference, 0.14-0.30
+      20 iterations take 0.33-0.98 of the reference's time on JAFFE, ORL and
+      COIL20 (both local matrices; ORL is the 0.93 and 0.98, and was 1.00 in
+      an earlier run: no slower, with little margin), and stopped after as
+      many outer iterations as the reference, 0.15-0.30
       (``benchmarks/results/reference_comparison.md``).
       Of a fit on ORL, the k-means start runs on the 400 x 400 Cholesky
       factor of ``X X^T`` (:func:`ufsel.linalg.kmeans_indicator`, the same

@@ -88,7 +88,7 @@ class UDFS(BaseSelector):
     ``||w^i||^2``. Each step minimises a majoriser of the objective, which
     therefore decreases monotonically (``objective_``).
 
-    A tied c-th eigenvalue (ufsel's one deviation in the iteration). When the
+    A tied c-th eigenvalue (a deviation from the authors' iteration). When the
     c-th smallest eigenvalue of ``M + gamma D`` equals the (c+1)-th, the c
     eigenvectors are not determined: any c-dimensional choice within the tied
     eigenspace minimises the step, and which one LAPACK returns is round-off.
@@ -329,9 +329,9 @@ def _centred_row_space(X):
     From the n x n centred Gram matrix ``H X X^T H`` (sparse X is never centred or
     densified): its eigenvectors U with eigenvalues above ``lambda_max max(n, d) eps``
     (below that a Gram eigenvalue is round-off) give ``(X - 1 mu^T)^T U``, which spans
-    the row space and is orthonormalised by a QR factorisation. A direction left out
-    has ``||X_c v||^2`` below that bound, so M is at round-off on it and the tie
-    threshold of :func:`ufsel.linalg.ky_fan_smallest` would put it with the null space anyway.
+    the row space and is orthonormalised by a QR factorisation. A direction v left
+    out has ``||X_c v||^2`` below that bound, so ``v^T M v <= ||L|| ||X_c v||^2`` is of
+    the size of the round-off in M itself.
     """
     n, d = X.shape
     G = X @ X.T
