@@ -19,7 +19,13 @@ from .base import (
 )
 from .graph import can_weights, graph_laplacian, knn_graph, laplacian_smallest
 from .graph._knn import _padded_rows
-from .linalg import center_unit_norm, l2p_norm, l2p_reweight, partial_eigh, project_simplex
+from .linalg import (
+    center_unit_norm,
+    ky_fan_smallest,
+    l2p_norm,
+    l2p_reweight,
+    project_simplex,
+)
 
 __all__ = ["SOGFS", "sogfs_objective"]
 
@@ -56,13 +62,19 @@ def sogfs_objective(X, W, S, F, *, alpha, gamma, lam, eps=2.220446049250313e-16)
 
 
 def _w_step(XtLX, W, gamma, m, eps):
-    """One reweighted step for ``min 2 Tr(W^T X^T L X W) + gamma ||W||_{2,1}``, ``W^T W = I``."""
+    """One reweighted step for ``min 2 Tr(W^T X^T L X W) + gamma ||W||_{2,1}``, ``W^T W = I``.
+
+    Returns the :class:`ufsel.linalg.KyFanStep`: the m smallest eigenvectors, or, when
+    the m-th eigenvalue is tied, the average over the tied eigenspace (its ``factor``
+    stands in for W, which SOGFS uses only through ``W W^T``). W here may be such a
+    factor; its squared row norms are ``diag(W W^T)``.
+    """
     d = XtLX.shape[0]
     q = l2p_reweight(W, 1.0, eps) if W is not None else np.ones(d)
     Mw = 2.0 * XtLX
     Mw[np.diag_indices_from(Mw)] += gamma * q
     Mw = 0.5 * (Mw + Mw.T)
-    return partial_eigh(Mw, m, which="smallest", method="dense")[1]
+    return ky_fan_smallest(Mw, m)
 
 
 def _candidates(knn_idx, S):
@@ -161,6 +173,20 @@ class SOGFS(BaseSelector):
       ``adapt_lambda=False`` (then the stop is the relative tolerance).
     - The l2,1 norm is smoothed, ``sqrt(||w^i||^2 + eps)``, eps = machine
       epsilon, as in the reweighting.
+    - A tied W-step (a deviation from the reference code, as in UDFS). When
+      d > n, ``X^T L_S X`` has a null space of dimension at least d - n + 1
+      (X is centred), so the first W-step's m smallest eigenvalues of
+      ``2 X^T L_S X + gamma I`` are tied with many others, and which m
+      eigenvectors LAPACK returns is round-off; the reference code takes
+      them, and so did ufsel up to 03c96a0 (a 1e-12 relative perturbation of
+      X then changed all of the top features on JAFFE, ORL and UMIST). Now a
+      step whose m-th eigenvalue is tied with the (m+1)-th uses the average
+      of ``W W^T`` over the tied eigenspace, ``Pi``
+      (:func:`ufsel.linalg.ky_fan_smallest`), through a factor
+      ``Pi = W~ W~^T`` that stands in for W wherever SOGFS uses it (the
+      projected distances of the S-step, the trace, the reweighting and the
+      scores, all functions of ``W W^T``). Steps without a tie are
+      unchanged (COIL20: the same scores to 1e-15).
 
     Known behaviour with the defaults (measured; the method's, not a bug).
     On COIL20 (1440 x 1024, c = m = 20) SOGFS is far below random subsets
@@ -238,8 +264,12 @@ class SOGFS(BaseSelector):
     Attributes
     ----------
     scores_ : ndarray of shape (n_features,)
-        ``||w^i||_2^2``.
+        ``||w^i||_2^2`` (``diag(Pi)`` when the last W-step was tied).
     W_ : ndarray of shape (n_features, m)
+        The last W-step's eigenvectors (one member of the tied family when
+        that step was tied).
+    tied_ : bool
+        Whether the last W-step's m-th eigenvalue was tied.
     S_ : sparse matrix of shape (n_samples, n_samples), the learnt graph
     lambda_ : float, final lambda
     objective_ : list of float
@@ -309,7 +339,8 @@ class SOGFS(BaseSelector):
         alpha = r if r > 0 else 1.0
         lam = alpha
         L = _laplacian(S)
-        W = _w_step(X.T @ (L @ X), None, self.gamma, m, eps)
+        step = _w_step(X.T @ (L @ X), None, self.gamma, m, eps)
+        W = step.factor
         _, F = laplacian_smallest(L, c, random_state=rng)
 
         self.objective_ = []
@@ -320,7 +351,8 @@ class SOGFS(BaseSelector):
             _, knn_z = knn_graph(Z, k)
             S = _s_step(Z, F, _candidates(knn_z, S), alpha, lam)
             L = _laplacian(S)
-            W = _w_step(X.T @ (L @ X), W, self.gamma, m, eps)
+            step = _w_step(X.T @ (L @ X), W, self.gamma, m, eps)
+            W = step.factor
             F_old = F
             ev, Fn = laplacian_smallest(L, min(c + 1, n), random_state=rng)
             F = Fn[:, :c]
@@ -342,5 +374,6 @@ class SOGFS(BaseSelector):
         if not converged:
             warn_not_converged(name, self.max_iter, change, self.tol)
         self.n_iter_ = it
-        self.W_, self.S_, self.lambda_ = W, S, lam
-        return np.sum(W * W, axis=1)
+        self.W_, self.S_, self.lambda_ = step.vectors, S, lam
+        self.tied_ = bool(step.tied)
+        return step.weights

@@ -49,12 +49,19 @@ class KyFanStep(NamedTuple):
         ``Tr(P Pi)``, the sum of the c smallest eigenvalues.
     tied : bool
         Whether the c-th eigenvalue was tied with the (c+1)-th.
+    factor : ndarray of shape (d, r) or None
+        A factor of Pi, ``Pi = factor @ factor.T``: ``vectors`` when not ``tied``,
+        otherwise the eigenvectors below the tie and ``sqrt((c - lo) / m)`` times
+        the tied ones (r = lo + m columns). Wherever a method uses W only through
+        ``W W^T`` (distances ``||W^T (x_i - x_j)||``, traces, row norms), the factor
+        stands in for W. None where ``vectors`` is None.
     """
 
     vectors: np.ndarray | None
     weights: np.ndarray
     trace: float
     tied: bool
+    factor: np.ndarray | None = None
 
 
 def _average(values, counts, columns, c, tau):
@@ -73,7 +80,7 @@ def _average(values, counts, columns, c, tau):
     frac = (c - lo) / m
     weights = columns[:, below].sum(axis=1) + frac * columns[:, tie].sum(axis=1)
     trace = float(np.dot(values[below], counts[below]) + frac * np.dot(values[tie], counts[tie]))
-    return weights, trace, m > c - lo
+    return weights, trace, m > c - lo, below, tie, frac
 
 
 def ky_fan_smallest(P, c, *, rtol=TIE_RTOL):
@@ -96,10 +103,12 @@ def ky_fan_smallest(P, c, *, rtol=TIE_RTOL):
     tau = rtol * float(np.linalg.norm(P))
     if c == d or w[c] - w[c - 1] > tau:
         W = V[:, :c]
-        return KyFanStep(W, np.einsum("ij,ij->i", W, W), float(w[:c].sum()), False)
+        return KyFanStep(W, np.einsum("ij,ij->i", W, W), float(w[:c].sum()), False, W)
     w, V = linalg.eigh(P, driver="evd", check_finite=False)
-    weights, trace, tied = _average(w, np.ones(d, dtype=np.int64), V * V, c, tau)
-    return KyFanStep(V[:, :c], weights, trace, tied)
+    weights, trace, tied, below, tie, frac = _average(w, np.ones(d, dtype=np.int64), V * V,
+                                                      c, tau)
+    factor = np.hstack([V[:, below], np.sqrt(frac) * V[:, tie]]) if tied else V[:, :c]
+    return KyFanStep(V[:, :c], weights, trace, tied, factor)
 
 
 def ky_fan_smallest_low_rank(M, basis, shift, c, *, rtol=TIE_RTOL):
@@ -136,4 +145,4 @@ def ky_fan_smallest_low_rank(M, basis, shift, c, *, rtol=TIE_RTOL):
     if r < d:
         counts[-1] = d - r
         columns = np.column_stack([columns, 1.0 - np.einsum("ij,ij->i", basis, basis)])
-    return KyFanStep(None, *_average(values, counts, columns, c, rtol * norm))
+    return KyFanStep(None, *_average(values, counts, columns, c, rtol * norm)[:3])

@@ -34,6 +34,9 @@ def test_a_tie_is_averaged_over_the_tied_eigenspace():
     np.testing.assert_allclose(step.weights, expected, atol=1e-12)
     assert step.trace == pytest.approx(1.0 + 2.0 * 2.0)
     assert step.weights.sum() == pytest.approx(3.0)
+    np.testing.assert_allclose(step.factor @ step.factor.T,
+                               np.outer(Q[:, 0], Q[:, 0]) + 0.5 * Q[:, 1:5] @ Q[:, 1:5].T,
+                               atol=1e-12)
     # brute force: average the row norms of random members of the tied family
     rng = np.random.default_rng(0)
     draws = []
