@@ -82,7 +82,7 @@ class UDFS(BaseSelector):
         min_{W^T W = I}  Tr(W^T M W) + gamma ||W||_{2,1},
         M = X^T L X,  L = sum_i S_(i) H (X~_i^T X~_i + lambda I)^{-1} H S_(i)^T
 
-    (X here is n x d, samples in rows). The solver alternates ``W = `` the c
+    (X here is n x d, samples in rows). The solver alternates W = the c
     eigenvectors of the c smallest eigenvalues of ``M + gamma D`` and
     ``D_ii = 1 / (2 ||w^i||)``; features are ranked by
     ``||w^i||^2``. Each step minimises a majoriser of the objective, which

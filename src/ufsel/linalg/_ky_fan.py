@@ -86,14 +86,38 @@ def _average(values, counts, columns, c, tau):
 def ky_fan_smallest(P, c, *, rtol=TIE_RTOL):
     """The c smallest eigenvectors of a dense symmetric P, with their rotation-invariant average.
 
+    ``min_{W^T W = I_c} Tr(W^T P W)`` is attained by the c smallest
+    eigenvectors. When the c-th eigenvalue equals the (c+1)-th, any choice of
+    ``c - lo`` vectors within the tied eigenspace E (dimension m; lo
+    eigenvalues lie below it) is a minimiser, and which one LAPACK returns is
+    round-off. By Ky Fan's theorem the same minimum is attained on the Fantope
+    ``{Pi : 0 <= Pi <= I, Tr Pi = c}``, and exactly one of its minimisers is
+    unchanged by every rotation within E (hence by the choice of basis and
+    under a permutation of P's rows and columns)::
+
+        Pi = U_below U_below^T + ((c - lo) / m) U_E U_E^T,
+
+    the mean of ``W W^T`` over uniformly random members of the tied family.
+    Alternating solvers that use W only through ``diag(W W^T)`` or
+    ``W W^T`` (UDFS, SOGFS) take ``weights = diag(Pi)`` or ``factor``.
+
     c + 1 eigenpairs by LAPACK (``subset_by_index``); only when the c-th and
     (c+1)-th eigenvalues are within ``rtol * ||P||_F`` is the whole spectrum
     computed (divide and conquer) to average over the tied eigenspace. LAPACK
     reads P's lower triangle.
 
+    Parameters
+    ----------
+    P : ndarray of shape (d, d), symmetric
+    c : int, ``1 <= c <= d``
+    rtol : float, default=TIE_RTOL (1e-10)
+        Eigenvalues closer than ``rtol * ||P||_F`` count as tied.
+
     Returns
     -------
     KyFanStep
+        ``vectors`` (a minimiser), ``weights`` (``diag(Pi)``), ``trace``
+        (``Tr(P Pi)``), ``tied`` and ``factor`` (``Pi = factor factor^T``).
     """
     P = np.asarray(P)
     d = P.shape[0]
