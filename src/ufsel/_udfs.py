@@ -16,6 +16,7 @@ from .linalg import (
     KyFanStep,
     centered_gram,
     ky_fan_smallest,
+    ky_fan_smallest_diag_low_rank,
     ky_fan_smallest_low_rank,
     l2p_norm,
     local_gram,
@@ -171,6 +172,21 @@ class UDFS(BaseSelector):
       objective decrease monotonically; the iterative solver never returns a
       block with a larger ``Tr(W^T P W)`` than the previous W.
 
+    Later steps when d > n (``eigen_solver="auto"``, gamma > 0): ``M + gamma D``
+    is a positive diagonal plus the rank-r matrix ``Q K Q^T`` (Q the row-space
+    basis above, ``K = Q^T M Q``), so its c + 1 smallest eigenpairs are found
+    by ARPACK on its inverse, applied by the Woodbury identity in O(d r) per
+    product (:func:`ufsel.linalg.ky_fan_smallest_diag_low_rank`), instead of
+    a dense d x d decomposition per iteration. ARPACK runs to machine
+    precision; the residuals are checked, and a failed check or a tie falls
+    back to the dense solve. Against ``eigen_solver="dense"``: the same
+    iteration counts and top 50, objective traces equal to 3e-11 (relative)
+    and scores to 6e-9 of the largest on JAFFE, ORL, UMIST and lymphoma. One thread, ``n_clusters``
+    = classes (03c96a0 -> now): lymphoma (96 x 4026) 33.1 s -> 1.1 s, JAFFE
+    1.9 s -> 0.3 s, glioma (50 x 4434) and TOX-171 (171 x 5748)
+    over 7 and 10 minutes -> 0.7 s and 11.6 s. ``M`` itself is still formed
+    (for the fallback and the first step).
+
     Scale: the objective is not scale invariant. A feature of (near) zero
     variance has ``M_jj ~ 0`` and is the cheapest row of W, so UDFS prefers
     near-constant features; on images with constant background pixels
@@ -204,7 +220,8 @@ class UDFS(BaseSelector):
         Relative objective change at which iteration stops.
     eigen_solver : {"auto", "dense", "arpack", "lobpcg"}, default="auto"
         ``"auto"``: exact dense LAPACK up to d = 4096, warm-started LOBPCG with
-        checked residuals above; ``"dense"``, ``"arpack"`` (machine
+        checked residuals above; when d > n, ARPACK through the Woodbury
+        identity after the first step (see above); ``"dense"``, ``"arpack"`` (machine
         precision), ``"lobpcg"`` (warm-started, residuals checked, exact
         fallback): that solver in every iteration.
     random_state : int, RandomState or None, default=None
@@ -284,15 +301,21 @@ class UDFS(BaseSelector):
         M = M.toarray() if sparse.issparse(M) else np.asarray(M)
         M = 0.5 * (M + M.T)
         dense = resolve_eigen_method(self.eigen_solver, d, False, DENSE_SMALLEST_MAX) == "dense"
+        if d > n:  # M's range lies in the row space of the centred X (L 1 = 0)
+            basis = _centred_row_space(X)
+            K = basis.T @ (M @ basis)
+            K = 0.5 * (K + K.T)
+        woodbury = d > n and self.gamma > 0 and self.eigen_solver == "auto"
         g = np.ones(d)
         W = None
         track = ObjectiveTracker(name, self.max_iter, self.tol, "gamma or reg", verbose=self.verbose)
         for it in range(self.max_iter):
-            if it == 0 and d > n:
-                # D = I, and M's range lies in the row space of the centred X (L 1 = 0)
-                step = ky_fan_smallest_low_rank(M, _centred_row_space(X), self.gamma,
-                                                self.n_clusters)
-            else:
+            step = None
+            if it == 0 and d > n:  # D = I
+                step = ky_fan_smallest_low_rank(M, basis, self.gamma, self.n_clusters, K=K)
+            elif woodbury:
+                step = ky_fan_smallest_diag_low_rank(self.gamma * g, basis, K, self.n_clusters)
+            if step is None:
                 P = M.copy()
                 P[np.diag_indices(d)] += self.gamma * g
                 if dense:

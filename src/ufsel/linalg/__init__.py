@@ -2,7 +2,12 @@
 
 from ._eigen import DENSE_EIGH_MAX, amg_preconditioner, partial_eigh
 from ._indicator import kmeans_indicator, scaled_indicator
-from ._ky_fan import KyFanStep, ky_fan_smallest, ky_fan_smallest_low_rank
+from ._ky_fan import (
+    KyFanStep,
+    ky_fan_smallest,
+    ky_fan_smallest_diag_low_rank,
+    ky_fan_smallest_low_rank,
+)
 from ._lars import lars_at_cardinalities
 from ._local import centered_gram, local_gram
 from ._multiplicative import multiplicative_update
@@ -36,6 +41,7 @@ __all__ = [
     "DENSE_EIGH_MAX",
     "KyFanStep",
     "ky_fan_smallest",
+    "ky_fan_smallest_diag_low_rank",
     "ky_fan_smallest_low_rank",
     "center_unit_norm",
     "RidgeFactor",

@@ -25,8 +25,10 @@ from typing import NamedTuple
 
 import numpy as np
 from scipy import linalg
+from scipy.sparse import linalg as splinalg
 
-__all__ = ["TIE_RTOL", "KyFanStep", "ky_fan_smallest", "ky_fan_smallest_low_rank"]
+__all__ = ["TIE_RTOL", "KyFanStep", "ky_fan_smallest", "ky_fan_smallest_low_rank",
+           "ky_fan_smallest_diag_low_rank"]
 
 #: Two eigenvalues closer than this times ``||P||_F`` count as tied. Exact ties come
 #: out of LAPACK about 1e-14 ||P||_F apart (UDFS's first step on JAFFE, ORL, UMIST
@@ -135,7 +137,7 @@ def ky_fan_smallest(P, c, *, rtol=TIE_RTOL):
     return KyFanStep(V[:, :c], weights, trace, tied, factor)
 
 
-def ky_fan_smallest_low_rank(M, basis, shift, c, *, rtol=TIE_RTOL):
+def ky_fan_smallest_low_rank(M, basis, shift, c, *, rtol=TIE_RTOL, K=None):
     """:func:`ky_fan_smallest` of ``P = M + shift I`` when M vanishes off a subspace.
 
     ``basis`` (d x r, orthonormal columns) spans a subspace that contains M's
@@ -146,7 +148,8 @@ def ky_fan_smallest_low_rank(M, basis, shift, c, *, rtol=TIE_RTOL):
     instead of the ``O(d^3)`` of a full decomposition of P, which a tie at the
     c-th eigenvalue would otherwise need (the complement's eigenvalue is tied
     d - r times). ``vectors`` is None: a member of the tied family would need
-    a basis of the complement.
+    a basis of the complement. ``K``, if given, is ``basis^T M basis`` (M is then
+    not used).
 
     Returns
     -------
@@ -155,7 +158,8 @@ def ky_fan_smallest_low_rank(M, basis, shift, c, *, rtol=TIE_RTOL):
     d, r = basis.shape
     if not 1 <= c <= d:
         raise ValueError(f"c must be in [1, {d}], got c={c}.")
-    K = basis.T @ (M @ basis)
+    if K is None:
+        K = basis.T @ (M @ basis)
     if r:
         kappa, U = linalg.eigh(0.5 * (K + K.T), driver="evd", check_finite=False)
         V = basis @ U
@@ -170,3 +174,62 @@ def ky_fan_smallest_low_rank(M, basis, shift, c, *, rtol=TIE_RTOL):
         counts[-1] = d - r
         columns = np.column_stack([columns, 1.0 - np.einsum("ij,ij->i", basis, basis)])
     return KyFanStep(None, *_average(values, counts, columns, c, rtol * norm)[:3])
+
+
+def ky_fan_smallest_diag_low_rank(diag, basis, K, c, *, rtol=TIE_RTOL, residual_rtol=1e-10):
+    """:func:`ky_fan_smallest` of ``P = diag(diag) + basis K basis^T`` without forming P.
+
+    For ``diag > 0`` and K symmetric positive semi-definite (r x r, ``basis`` d x r
+    with orthonormal columns, r < d): UDFS's reweighted matrix ``gamma D + X_c^T L X_c``
+    when d > n. ARPACK finds the c + 1 largest eigenvalues of ``P^{-1}``, applied by
+    the Woodbury identity
+
+        P^{-1} = D^{-1} - D^{-1} Q K (I + C K)^{-1} Q^T D^{-1},  C = Q^T D^{-1} Q,
+
+    in O(d r) per product after an O(d r^2) set-up (``I + C K`` is invertible: C K is
+    similar to the PSD ``C^{1/2} K C^{1/2}``), instead of the O(d^3) of a dense
+    decomposition. ARPACK runs to machine precision from the all-ones start (the same
+    Krylov space under any permutation of the features). The eigenpairs are accepted
+    only when every residual ``||P v - lambda v||`` is at most
+    ``residual_rtol (max(diag) + ||K||_F)`` and the c-th eigenvalue is not tied with
+    the (c+1)-th (``rtol ||P||_F``); otherwise None is returned and the caller solves
+    densely.
+
+    Returns
+    -------
+    KyFanStep or None
+    """
+    d, r = basis.shape
+    if not 1 <= c < d - 1 or np.any(diag <= 0):
+        return None
+    dinv = 1.0 / diag
+    C = basis.T @ (dinv[:, None] * basis)
+    lu = linalg.lu_factor(np.eye(r) + C @ K, check_finite=False)
+
+    def apply_inverse(Y):
+        Z = dinv[:, None] * Y.reshape(d, -1)
+        S = linalg.lu_solve(lu, basis.T @ Z, check_finite=False)
+        return Z - dinv[:, None] * (basis @ (K @ S))
+
+    op = splinalg.LinearOperator((d, d), matvec=lambda v: apply_inverse(v).ravel(),
+                                 matmat=apply_inverse, dtype=np.float64)
+    k = c + 1
+    try:
+        mu, V = splinalg.eigsh(op, k=k, which="LA", tol=0, v0=np.ones(d),
+                               ncv=min(d, max(2 * k + 1, 40)))
+    except splinalg.ArpackNoConvergence:
+        return None
+    order = np.argsort(-mu)
+    lam, V = 1.0 / mu[order], V[:, order]
+    PV = diag[:, None] * V + basis @ (K @ (basis.T @ V))
+    res = np.linalg.norm(PV - V * lam, axis=0)
+    k_norm = float(np.linalg.norm(K))
+    if not np.all(np.isfinite(res)) or res.max() > residual_rtol * (float(diag.max()) + k_norm):
+        return None
+    QK = basis @ K
+    p_norm = np.sqrt(max(float(np.sum(diag * diag) + 2.0 * np.sum(diag * np.einsum("ij,ij->i", QK, basis))
+                               + k_norm**2), 0.0))
+    if lam[c] - lam[c - 1] <= rtol * p_norm:
+        return None
+    W = V[:, :c]
+    return KyFanStep(W, np.einsum("ij,ij->i", W, W), float(lam[:c].sum()), False, W)

@@ -7,7 +7,11 @@ import pytest
 from scipy import linalg
 from scipy.stats import ortho_group
 
-from ufsel.linalg import ky_fan_smallest, ky_fan_smallest_low_rank
+from ufsel.linalg import (
+    ky_fan_smallest,
+    ky_fan_smallest_diag_low_rank,
+    ky_fan_smallest_low_rank,
+)
 
 
 def _with_spectrum(values, seed=0):
@@ -79,3 +83,31 @@ def test_low_rank_form_equals_the_full_decomposition(c):
     assert low.tied == full.tied == (2 <= c <= 14)
     np.testing.assert_allclose(low.weights, full.weights, atol=1e-12)
     assert low.trace == pytest.approx(full.trace, abs=1e-12)
+
+
+def test_diagonal_plus_low_rank_by_woodbury_equals_the_dense_solve():
+    """P = diag(g) + B K B^T (d = 60, rank 8, K PSD): ARPACK on P^{-1} by the Woodbury
+    identity gives the dense solve's weights, trace and subspace; a tie at the c-th
+    eigenvalue is refused (None), for the caller's dense fallback."""
+    rng = np.random.default_rng(7)
+    d, r, c = 60, 8, 4
+    B = linalg.qr(rng.standard_normal((d, r)), mode="economic")[0]
+    G = rng.standard_normal((r, r))
+    K = G @ G.T
+    g = rng.uniform(0.5, 50.0, d)
+    P = np.diag(g) + B @ K @ B.T
+    dense = ky_fan_smallest(P, c)
+    fast = ky_fan_smallest_diag_low_rank(g, B, K, c)
+    assert fast is not None and not fast.tied
+    np.testing.assert_allclose(fast.weights, dense.weights, atol=1e-10)
+    assert fast.trace == pytest.approx(dense.trace, rel=1e-12)
+    np.testing.assert_allclose(fast.vectors @ fast.vectors.T, dense.vectors @ dense.vectors.T,
+                               atol=1e-10)
+    # the 4th and 5th eigenvalues equal: five coordinates with g = 0.1 outside span(B)
+    Bt = B.copy()
+    Bt[:5] = 0.0
+    Bt = linalg.qr(Bt, mode="economic")[0]
+    gt = g.copy()
+    gt[:5] = 0.1
+    assert ky_fan_smallest_diag_low_rank(gt, Bt, K, c) is None
+    assert ky_fan_smallest(np.diag(gt) + Bt @ K @ Bt.T, c).tied
