@@ -194,10 +194,11 @@ def wide():
 
 
 @pytest.mark.parametrize("make_selector", [
+    lambda: UDFS(10, n_clusters=4, max_iter=8, tol=0, random_state=0),
     lambda: UDFS(10, n_clusters=4, max_iter=8, tol=0, eigen_solver="dense", random_state=0),
     lambda: UDFS(10, n_clusters=4, max_iter=8, tol=0, eigen_solver="lobpcg", random_state=0),
     lambda: SOGFS(4, n_clusters=4, max_iter=8, random_state=0),
-], ids=["udfs-dense", "udfs-lobpcg", "sogfs"])
+], ids=["udfs-woodbury", "udfs-dense", "udfs-lobpcg", "sogfs"])
 def test_wide_data_eigensteps_are_determined_by_the_data(wide, make_selector):
     """With d > n the first eigenstep's c smallest eigenvalues of ``X^T L X + gamma I``
     are tied with d - n + 1 others; UDFS and SOGFS average over the tied eigenspace, so a
@@ -218,6 +219,11 @@ def test_wide_data_eigensteps_are_determined_by_the_data(wide, make_selector):
     if isinstance(a, UDFS):
         obj = a.objective_
         assert np.all(np.diff(obj) <= 1e-9 * np.abs(obj[:-1]))  # monotone from the average
+    if isinstance(a, UDFS) and a.eigen_solver == "auto":
+        # the Woodbury / ARPACK steps of "auto" and the dense LAPACK steps agree
+        dense = _quiet(UDFS(10, n_clusters=4, max_iter=8, tol=0, eigen_solver="dense"), wide)
+        np.testing.assert_allclose(a.objective_, dense.objective_, rtol=1e-9)
+        np.testing.assert_allclose(a.scores_, dense.scores_, rtol=0, atol=1e-7 * scale)
 
 
 def test_udfs_first_wide_step_is_the_averaged_projector(wide):
