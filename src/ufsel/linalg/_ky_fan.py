@@ -188,8 +188,11 @@ def ky_fan_smallest_diag_low_rank(diag, basis, K, c, *, rtol=TIE_RTOL, residual_
 
     in O(d r) per product after an O(d r^2) set-up (``I + C K`` is invertible: C K is
     similar to the PSD ``C^{1/2} K C^{1/2}``), instead of the O(d^3) of a dense
-    decomposition. ARPACK runs to machine precision from the all-ones start (the same
-    Krylov space under any permutation of the features). The eigenpairs are accepted
+    decomposition. ARPACK runs to machine precision from a seeded random start (an
+    all-ones start is orthogonal to some eigenvectors, such as ``e_i - e_j`` for
+    duplicate features, which Lanczos then finds only through round-off; the
+    converged eigenpairs do not depend on the start beyond round-off). The eigenpairs
+    are accepted
     only when every residual ``||P v - lambda v||`` is at most
     ``residual_rtol (max(diag) + ||K||_F)`` and the c-th eigenvalue is not tied with
     the (c+1)-th (``rtol ||P||_F``); otherwise None is returned and the caller solves
@@ -215,7 +218,11 @@ def ky_fan_smallest_diag_low_rank(diag, basis, K, c, *, rtol=TIE_RTOL, residual_
                                  matmat=apply_inverse, dtype=np.float64)
     k = c + 1
     try:
-        mu, V = splinalg.eigsh(op, k=k, which="LA", tol=0, v0=np.ones(d),
+        # A seeded random start, not the all-ones vector: Lanczos never finds, in exact
+        # arithmetic, an eigenvector orthogonal to its start (e_i - e_j for duplicate
+        # features i, j); it would then depend on round-off to do so.
+        v0 = np.random.default_rng(0).uniform(-1.0, 1.0, d)
+        mu, V = splinalg.eigsh(op, k=k, which="LA", tol=0, v0=v0,
                                ncv=min(d, max(2 * k + 1, 40)))
     except splinalg.ArpackNoConvergence:
         return None

@@ -111,3 +111,24 @@ def test_diagonal_plus_low_rank_by_woodbury_equals_the_dense_solve():
     gt[:5] = 0.1
     assert ky_fan_smallest_diag_low_rank(gt, Bt, K, c) is None
     assert ky_fan_smallest(np.diag(gt) + Bt @ K @ Bt.T, c).tied
+
+
+def test_woodbury_solve_finds_an_eigenvector_orthogonal_to_the_all_ones_vector():
+    """Two duplicate features (equal rows of B, equal diagonal, the smallest): their
+    difference is the smallest eigenvector, orthogonal to the all-ones vector, from which
+    Lanczos would find it only through round-off; the seeded start finds it."""
+    rng = np.random.default_rng(8)
+    d, r, c = 50, 6, 2
+    B = rng.standard_normal((d, r))
+    B[1] = B[0]
+    B = linalg.qr(B, mode="economic")[0]
+    G = rng.standard_normal((r, r))
+    K = G @ G.T
+    g = rng.uniform(0.5, 5.0, d)
+    g[:2] = 0.05
+    dense = ky_fan_smallest(np.diag(g) + B @ K @ B.T, c)
+    fast = ky_fan_smallest_diag_low_rank(g, B, K, c)
+    assert fast is not None
+    np.testing.assert_allclose(fast.weights, dense.weights, atol=1e-10)
+    assert fast.trace == pytest.approx(dense.trace, rel=1e-12)
+    assert fast.weights[0] == pytest.approx(fast.weights[1], abs=1e-10)
