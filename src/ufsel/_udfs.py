@@ -24,6 +24,7 @@ from .linalg import (
     smallest_eigvecs,
 )
 from .linalg._eigen import DENSE_SMALLEST_MAX
+from .linalg._sparse_reg import _l2p_norm_from_sq, _l2p_reweight_from_sq
 from .linalg._stats import _check_gram_size
 from .linalg._warm_eigh import resolve_eigen_method
 
@@ -159,7 +160,8 @@ class UDFS(BaseSelector):
     - Eigensolver (``eigen_solver``, honoured in every iteration,
       :func:`ufsel.linalg.smallest_eigvecs`): the default ``"auto"`` is an
       exact dense LAPACK solve of the d x d matrix ``M + gamma D`` in every
-      iteration up to d = 4096 (``ufsel.linalg._eigen.DENSE_SMALLEST_MAX``),
+      iteration up to d = 4096 (``ufsel.linalg._eigen.DENSE_SMALLEST_MAX``)
+      when d <= n (for d > n see "Later steps when d > n" below),
       and above it LOBPCG warm-started from the previous W whose residuals
       are checked (relative 1e-8), with an exact fallback and a
       ``ConvergenceWarning`` if even that fails. Earlier versions ran a
@@ -316,8 +318,7 @@ class UDFS(BaseSelector):
             elif woodbury:
                 step = ky_fan_smallest_diag_low_rank(self.gamma * g, basis, K, self.n_clusters)
             if step is None:
-                P = M.copy()
-                P[np.diag_indices(d)] += self.gamma * g
+                P = _plus_diagonal(M, self.gamma * g)
                 if dense:
                     step = ky_fan_smallest(P, self.n_clusters)
                 else:
@@ -330,20 +331,26 @@ class UDFS(BaseSelector):
                 objective = udfs_objective(W, M, self.gamma)
             else:  # at Pi: Tr(M Pi) = Tr(P Pi) - gamma g . diag(Pi)
                 objective = (step.trace - self.gamma * float(np.dot(g, pi))
-                             + self.gamma * float(np.sum(np.sqrt(pi + _EPS))))
-            g = 0.5 * (pi + _EPS) ** -0.5  # l2p_reweight (p = 1) at the squared row norms diag(Pi)
+                             + self.gamma * _l2p_norm_from_sq(pi, 1.0, _EPS))
+            g = _l2p_reweight_from_sq(pi, 1.0, _EPS)  # at the squared row norms diag(Pi)
             if track.append(objective):
                 break
         self.objective_ = track.finish()
         self.n_iter_ = track.n_iter
         self.tied_ = bool(step.tied)
         if W is None:  # one iteration on the row space: a member of the tied family
-            P = M.copy()
-            P[np.diag_indices(d)] += self.gamma
+            P = _plus_diagonal(M, np.full(d, float(self.gamma)))
             W = smallest_eigvecs(P, self.n_clusters, method=self.eigen_solver,
                                  dense_max=DENSE_SMALLEST_MAX, random_state=rng, owner=name)
         self.W_ = W
         return pi
+
+
+def _plus_diagonal(M, v):
+    """``M + diag(v)`` as a new array."""
+    P = M.copy()
+    P[np.diag_indices_from(P)] += v
+    return P
 
 
 def _centred_row_space(X):
@@ -359,8 +366,7 @@ def _centred_row_space(X):
     n, d = X.shape
     G = X @ X.T
     G = G.toarray() if sparse.issparse(G) else np.asarray(G, dtype=np.float64)
-    r = G.mean(axis=1)
-    G = G - r[:, None] - r[None, :] + r.mean()
+    G = centered_gram(G)
     lam, U = linalg.eigh(0.5 * (G + G.T), check_finite=False)
     keep = lam > max(lam[-1], 0.0) * max(n, d) * np.finfo(np.float64).eps
     if not keep.any():

@@ -27,6 +27,8 @@ import numpy as np
 from scipy import linalg
 from scipy.sparse import linalg as splinalg
 
+from ._sparse_reg import row_norms_sq
+
 __all__ = ["TIE_RTOL", "KyFanStep", "ky_fan_smallest", "ky_fan_smallest_low_rank",
            "ky_fan_smallest_diag_low_rank"]
 
@@ -85,6 +87,19 @@ def _average(values, counts, columns, c, tau):
     return weights, trace, m > c - lo, below, tie, frac
 
 
+def _diagonal_plus_low_rank_norm(diag, basis, K):
+    """``||diag(diag) + basis K basis^T||_F`` (orthonormal ``basis``; ``diag`` a scalar or a
+    vector), from ``||K||_F``, the cross term ``2 sum_j diag_j (basis K basis^T)_jj`` and
+    ``||diag||^2``, without forming the d x d matrix."""
+    d = basis.shape[0]
+    if np.ndim(diag) == 0:
+        square, cross = diag * diag * d, diag * np.trace(K)
+    else:
+        square = float(np.dot(diag, diag))
+        cross = float(np.dot(diag, np.einsum("ij,ij->i", basis @ K, basis)))
+    return np.sqrt(max(float(np.sum(K * K) + 2.0 * cross + square), 0.0))
+
+
 def ky_fan_smallest(P, c, *, rtol=TIE_RTOL):
     """The c smallest eigenvectors of a dense symmetric P, with their rotation-invariant average.
 
@@ -129,7 +144,7 @@ def ky_fan_smallest(P, c, *, rtol=TIE_RTOL):
     tau = rtol * float(np.linalg.norm(P))
     if c == d or w[c] - w[c - 1] > tau:
         W = V[:, :c]
-        return KyFanStep(W, np.einsum("ij,ij->i", W, W), float(w[:c].sum()), False, W)
+        return KyFanStep(W, row_norms_sq(W), float(w[:c].sum()), False, W)
     w, V = linalg.eigh(P, driver="evd", check_finite=False)
     weights, trace, tied, below, tie, frac = _average(w, np.ones(d, dtype=np.int64), V * V,
                                                       c, tau)
@@ -165,14 +180,13 @@ def ky_fan_smallest_low_rank(M, basis, shift, c, *, rtol=TIE_RTOL, K=None):
         V = basis @ U
     else:
         kappa, V = np.zeros(0), np.zeros((d, 0))
-    # ||P||_F^2 = ||M||_F^2 + 2 shift Tr(M) + shift^2 d, M = basis K basis^T
-    norm = np.sqrt(max(float(np.sum(K * K) + 2.0 * shift * np.trace(K) + shift**2 * d), 0.0))
+    norm = _diagonal_plus_low_rank_norm(shift, basis, K)
     values = np.concatenate([shift + kappa, [shift]]) if r < d else shift + kappa
     counts = np.ones(values.size, dtype=np.int64)
     columns = V * V
     if r < d:
         counts[-1] = d - r
-        columns = np.column_stack([columns, 1.0 - np.einsum("ij,ij->i", basis, basis)])
+        columns = np.column_stack([columns, 1.0 - row_norms_sq(basis)])
     return KyFanStep(None, *_average(values, counts, columns, c, rtol * norm)[:3])
 
 
@@ -192,8 +206,7 @@ def ky_fan_smallest_diag_low_rank(diag, basis, K, c, *, rtol=TIE_RTOL, residual_
     all-ones start is orthogonal to some eigenvectors, such as ``e_i - e_j`` for
     duplicate features, which Lanczos then finds only through round-off; the
     converged eigenpairs do not depend on the start beyond round-off). The eigenpairs
-    are accepted
-    only when every residual ``||P v - lambda v||`` is at most
+    are accepted only when every residual ``||P v - lambda v||`` is at most
     ``residual_rtol (max(diag) + ||K||_F)`` and the c-th eigenvalue is not tied with
     the (c+1)-th (``rtol ||P||_F``); otherwise None is returned and the caller solves
     densely.
@@ -230,13 +243,10 @@ def ky_fan_smallest_diag_low_rank(diag, basis, K, c, *, rtol=TIE_RTOL, residual_
     lam, V = 1.0 / mu[order], V[:, order]
     PV = diag[:, None] * V + basis @ (K @ (basis.T @ V))
     res = np.linalg.norm(PV - V * lam, axis=0)
-    k_norm = float(np.linalg.norm(K))
-    if not np.all(np.isfinite(res)) or res.max() > residual_rtol * (float(diag.max()) + k_norm):
+    bound = residual_rtol * (float(diag.max()) + float(np.linalg.norm(K)))
+    if not np.all(np.isfinite(res)) or res.max() > bound:
         return None
-    QK = basis @ K
-    p_norm = np.sqrt(max(float(np.sum(diag * diag) + 2.0 * np.sum(diag * np.einsum("ij,ij->i", QK, basis))
-                               + k_norm**2), 0.0))
-    if lam[c] - lam[c - 1] <= rtol * p_norm:
+    if lam[c] - lam[c - 1] <= rtol * _diagonal_plus_low_rank_norm(diag, basis, K):
         return None
     W = V[:, :c]
-    return KyFanStep(W, np.einsum("ij,ij->i", W, W), float(lam[:c].sum()), False, W)
+    return KyFanStep(W, row_norms_sq(W), float(lam[:c].sum()), False, W)

@@ -70,10 +70,11 @@ def _local_gram_sparse(X, idx, out):
 
 
 def centered_gram(G):
-    """``H G_i H`` for a stack of Gram matrices, ``H = I - 11^T / m`` (double centring).
+    """``H G_i H`` for a Gram matrix or a stack of them (the last two axes),
+    ``H = I - 11^T / m`` (double centring).
 
     This is the Gram matrix ``X~_i^T X~_i`` of the locally centred points
     ``X~_i = X_i H`` without forming them.
     """
-    return (G - G.mean(axis=1, keepdims=True) - G.mean(axis=2, keepdims=True)
-            + G.mean(axis=(1, 2), keepdims=True))
+    return (G - G.mean(axis=-2, keepdims=True) - G.mean(axis=-1, keepdims=True)
+            + G.mean(axis=(-2, -1), keepdims=True))
