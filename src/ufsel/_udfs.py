@@ -119,7 +119,8 @@ class UDFS(BaseSelector):
     JAFFE, ORL and UMIST with c = classes, the top 50 are now the same under a
     1e-12 perturbation and a column permutation; their k-means NMI (5 seeds) is
     0.51, 0.65 and 0.47, against 0.65, 0.68 and 0.55 for the round-off choice
-    of the previous version and 0.83, 0.72 and 0.65 for random subsets of 50.
+    of the previous version and 0.83, 0.72 and 0.65 for random subsets of 50
+    (``benchmarks/bench_wide_eigensteps.py``).
     The average puts weight on the features least present in X's row space,
     which is what the objective rewards; LAPACK's arbitrary vectors spread it
     more evenly, closer to a random subset.
@@ -183,13 +184,14 @@ class UDFS(BaseSelector):
     product (:func:`ufsel.linalg.ky_fan_smallest_diag_low_rank`), instead of
     a dense d x d decomposition per iteration. ARPACK runs to machine
     precision; the residuals are checked, and a failed check or a tie falls
-    back to the dense solve. Against ``eigen_solver="dense"``: the same
-    iteration counts and top 50, objective traces equal to 3e-11 (relative)
-    and scores to 6e-9 of the largest on JAFFE, ORL, UMIST and lymphoma. One thread, ``n_clusters``
-    = classes (03c96a0 -> now): lymphoma (96 x 4026) 33.1 s -> 1.1 s, JAFFE
-    1.9 s -> 0.3 s, glioma (50 x 4434) and TOX-171 (171 x 5748)
-    over 7 and 10 minutes -> 0.7 s and 11.6 s. ``M`` itself is still formed
-    (for the fallback and the first step).
+    back to the dense solve. ``benchmarks/bench_wide_eigensteps.py`` (one
+    thread, ``n_clusters`` = classes) compares it with
+    ``eigen_solver="dense"``: the same iteration counts and top 50, objective
+    traces equal to 4e-11 (relative) and scores to 8e-9 of the largest on
+    JAFFE, ORL, UMIST, lymphoma and warpPIE10P; against 03c96a0 (the same
+    script under its ``src``) lymphoma (96 x 4026) takes 1.1 s instead of
+    40 s, warpPIE10P 0.9 s instead of 10 s, JAFFE 0.4 s instead of 1.9 s.
+    ``M`` itself is still formed (for the fallback and the first step).
 
     Scale: the objective is not scale invariant. A feature of (near) zero
     variance has ``M_jj ~ 0`` and is the cheapest row of W, so UDFS prefers
