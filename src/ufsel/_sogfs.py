@@ -21,11 +21,13 @@ from .graph import can_weights, graph_laplacian, knn_graph, laplacian_smallest
 from .graph._knn import _padded_rows
 from .linalg import (
     center_unit_norm,
+    centered_row_space,
     ky_fan_smallest,
+    ky_fan_smallest_low_rank,
     l2p_norm,
-    l2p_reweight,
     project_simplex,
 )
+from .linalg._sparse_reg import _l2p_reweight_from_sq
 
 __all__ = ["SOGFS", "sogfs_objective"]
 
@@ -61,20 +63,37 @@ def sogfs_objective(X, W, S, F, *, alpha, gamma, lam, eps=2.220446049250313e-16)
     return fit + reg + gamma * l2p_norm(W, 1.0, eps) + rank
 
 
-def _w_step(XtLX, W, gamma, m, eps):
+def _w_step(XtLX, sq, gamma, m, eps):
     """One reweighted step for ``min 2 Tr(W^T X^T L X W) + gamma ||W||_{2,1}``, ``W^T W = I``.
 
-    Returns the :class:`ufsel.linalg.KyFanStep`: the m smallest eigenvectors, or, when
-    the m-th eigenvalue is tied, the average over the tied eigenspace (its ``factor``
-    stands in for W, which SOGFS uses only through ``W W^T``). W here may be such a
-    factor; its squared row norms are ``diag(W W^T)``.
+    ``sq`` holds the squared row norms of the previous W, ``diag(W W^T)`` (None:
+    the first step, unit weights). Returns the :class:`ufsel.linalg.KyFanStep`: the
+    m smallest eigenvectors, or, when the m-th eigenvalue is tied, the average over
+    the tied eigenspace (its ``factor`` stands in for W, which SOGFS uses only
+    through ``W W^T``; its ``weights`` are ``diag(W W^T)``).
     """
     d = XtLX.shape[0]
-    q = l2p_reweight(W, 1.0, eps) if W is not None else np.ones(d)
+    q = _l2p_reweight_from_sq(sq, 1.0, eps) if sq is not None else np.ones(d)
     Mw = 2.0 * XtLX
     Mw[np.diag_indices_from(Mw)] += gamma * q
     Mw = 0.5 * (Mw + Mw.T)
     return ky_fan_smallest(Mw, m)
+
+
+def _first_wide_w_step(X, L, gamma, m):
+    """The first W-step when d > n: ``2 X^T L X + gamma I`` on the row space of X.
+
+    X is centred, so ``X^T L X`` vanishes off X's row space (basis B, r <= n - 1):
+    the m smallest eigenvalues are tied with the d - r copies of gamma on the
+    complement, and the step is :func:`ufsel.linalg.ky_fan_smallest_low_rank` on the
+    r x r matrix ``2 (X B)^T L (X B)`` instead of a full d x d decomposition. Its
+    ``factor`` is the part of Pi in span(B); the complement's part adds nothing to
+    ``X Pi X^T`` (the S-step's distances), and ``weights`` is all of ``diag(Pi)``.
+    """
+    basis = centered_row_space(X)
+    XB = X @ basis
+    K = 2.0 * (XB.T @ (L @ XB))
+    return ky_fan_smallest_low_rank(None, basis, gamma, m, K=0.5 * (K + K.T))
 
 
 def _candidates(knn_idx, S):
@@ -186,7 +205,21 @@ class SOGFS(BaseSelector):
       ``Pi = W~ W~^T`` that stands in for W wherever SOGFS uses it (the
       projected distances of the S-step, the trace, the reweighting and the
       scores, all functions of ``W W^T``). Steps without a tie are
-      unchanged (COIL20: the same scores to 1e-15).
+      unchanged (COIL20: the same scores to 1e-15). When d > n the first
+      W-step is solved on X's row space (basis B from
+      :func:`ufsel.linalg.centered_row_space`, r <= n - 1): the r x r matrix
+      ``2 (X B)^T L_S (X B)`` by :func:`ufsel.linalg.ky_fan_smallest_low_rank`,
+      instead of a d x d decomposition. The complement of span(B) carries
+      weight ``(m - lo) / (number tied)`` of Pi but adds nothing to the
+      projected distances (``X (I - B B^T) = 0``), so the S-step's ``X W``
+      uses only Pi's part in span(B); that part is the null space of
+      ``X^T L_S X`` inside the row space (one direction per extra component
+      of the CAN graph), or nothing, and the projected distances then tie
+      within each component. After a tied W-step the S-step's candidates are
+      therefore the k nearest in its own cost ``d^x + lambda d^f`` (the
+      points ``[W^T x_i, sqrt(lambda) f_i]``), which resolves those ties by
+      F; the previous version took them from round-off (the complement's
+      vectors times X, about 1e-16) and from the sample order.
 
     Known behaviour with the defaults (measured; the method's, not a bug).
     On COIL20 (1440 x 1024, c = m = 20) SOGFS is far below random subsets
@@ -339,7 +372,10 @@ class SOGFS(BaseSelector):
         alpha = r if r > 0 else 1.0
         lam = alpha
         L = _laplacian(S)
-        step = _w_step(X.T @ (L @ X), None, self.gamma, m, eps)
+        if d > n:
+            step = _first_wide_w_step(X, L, self.gamma, m)
+        else:
+            step = _w_step(X.T @ (L @ X), None, self.gamma, m, eps)
         W = step.factor
         _, F = laplacian_smallest(L, c, random_state=rng)
 
@@ -347,11 +383,14 @@ class SOGFS(BaseSelector):
         change = np.inf
         converged = False
         for it in range(1, self.max_iter + 1):
-            Z = X @ W
-            _, knn_z = knn_graph(Z, k)
+            Z = X @ W if W.shape[1] else np.zeros((n, 1))  # W W^T may vanish on X's rows
+            # after a tied W-step the projected distances (those of the average Pi) tie
+            # within whole groups of samples; the candidates are then the k nearest in the
+            # S-step's own cost d^x + lambda d^f, which resolves those ties by F
+            _, knn_z = knn_graph(np.hstack([Z, np.sqrt(lam) * F]) if step.tied else Z, k)
             S = _s_step(Z, F, _candidates(knn_z, S), alpha, lam)
             L = _laplacian(S)
-            step = _w_step(X.T @ (L @ X), W, self.gamma, m, eps)
+            step = _w_step(X.T @ (L @ X), step.weights, self.gamma, m, eps)
             W = step.factor
             F_old = F
             ev, Fn = laplacian_smallest(L, min(c + 1, n), random_state=rng)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
-from scipy import linalg, sparse
+from scipy import sparse
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
@@ -15,6 +15,7 @@ from .graph import knn_graph
 from .linalg import (
     KyFanStep,
     centered_gram,
+    centered_row_space,
     ky_fan_smallest,
     ky_fan_smallest_diag_low_rank,
     ky_fan_smallest_low_rank,
@@ -308,7 +309,7 @@ class UDFS(BaseSelector):
         M = 0.5 * (M + M.T)
         dense = resolve_eigen_method(self.eigen_solver, d, False, DENSE_SMALLEST_MAX) == "dense"
         if d > n:  # M's range lies in the row space of the centred X (L 1 = 0)
-            basis = _centred_row_space(X)
+            basis = centered_row_space(X)
             K = basis.T @ (M @ basis)
             K = 0.5 * (K + K.T)
         # ARPACK through the Woodbury identity pays off only when the rank r is well below
@@ -358,27 +359,3 @@ def _plus_diagonal(M, v):
     P = M.copy()
     P[np.diag_indices_from(P)] += v
     return P
-
-
-def _centred_row_space(X):
-    """Orthonormal basis (d x r) of the row space of the centred X, for d > n.
-
-    From the n x n centred Gram matrix ``H X X^T H`` (sparse X is never centred or
-    densified): its eigenvectors U with eigenvalues above ``lambda_max max(n, d) eps``
-    (below that a Gram eigenvalue is round-off) give ``(X - 1 mu^T)^T U``, which spans
-    the row space and is orthonormalised by a QR factorisation. A direction v left
-    out has ``||X_c v||^2`` below that bound, so ``v^T M v <= ||L|| ||X_c v||^2`` is of
-    the size of the round-off in M itself.
-    """
-    n, d = X.shape
-    G = X @ X.T
-    G = G.toarray() if sparse.issparse(G) else np.asarray(G, dtype=np.float64)
-    G = centered_gram(G)
-    lam, U = linalg.eigh(0.5 * (G + G.T), check_finite=False)
-    keep = lam > max(lam[-1], 0.0) * max(n, d) * np.finfo(np.float64).eps
-    if not keep.any():
-        return np.zeros((d, 0))
-    U = U[:, keep]
-    mu = np.asarray(X.mean(axis=0)).ravel()
-    B = np.asarray(X.T @ U) - np.outer(mu, U.sum(axis=0))
-    return linalg.qr(B / np.sqrt(lam[keep]), mode="economic", check_finite=False)[0]

@@ -4,6 +4,7 @@ from ._eigen import DENSE_EIGH_MAX, amg_preconditioner, partial_eigh
 from ._indicator import kmeans_indicator, scaled_indicator
 from ._ky_fan import (
     KyFanStep,
+    centered_row_space,
     ky_fan_smallest,
     ky_fan_smallest_diag_low_rank,
     ky_fan_smallest_low_rank,
@@ -40,6 +41,7 @@ from ._woodbury import identity_plus_gram_inverse, ridge_solve
 __all__ = [
     "DENSE_EIGH_MAX",
     "KyFanStep",
+    "centered_row_space",
     "ky_fan_smallest",
     "ky_fan_smallest_diag_low_rank",
     "ky_fan_smallest_low_rank",

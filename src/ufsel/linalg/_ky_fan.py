@@ -24,13 +24,14 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from scipy import linalg
+from scipy import linalg, sparse
 from scipy.sparse import linalg as splinalg
 
+from ._local import centered_gram
 from ._sparse_reg import row_norms_sq
 
-__all__ = ["TIE_RTOL", "KyFanStep", "ky_fan_smallest", "ky_fan_smallest_low_rank",
-           "ky_fan_smallest_diag_low_rank"]
+__all__ = ["TIE_RTOL", "KyFanStep", "centered_row_space", "ky_fan_smallest",
+           "ky_fan_smallest_low_rank", "ky_fan_smallest_diag_low_rank"]
 
 #: Two eigenvalues closer than this times ``||P||_F`` count as tied. Exact ties come
 #: out of LAPACK about 1e-14 ||P||_F apart (UDFS's first step on JAFFE, ORL, UMIST
@@ -54,11 +55,20 @@ class KyFanStep(NamedTuple):
     tied : bool
         Whether the c-th eigenvalue was tied with the (c+1)-th.
     factor : ndarray of shape (d, r) or None
-        A factor of Pi, ``Pi = factor @ factor.T``: ``vectors`` when not ``tied``,
-        otherwise the eigenvectors below the tie and ``sqrt((c - lo) / m)`` times
-        the tied ones (r = lo + m columns). Wherever a method uses W only through
-        ``W W^T`` (distances ``||W^T (x_i - x_j)||``, traces, row norms), the factor
-        stands in for W. None where ``vectors`` is None.
+        A factor of Pi, ``Pi = factor @ factor.T + complement (I - B B^T)``: from
+        :func:`ky_fan_smallest`, ``vectors`` when not ``tied``, otherwise the
+        eigenvectors below the tie and ``sqrt((c - lo) / m)`` times the tied ones
+        (r = lo + m columns), and ``complement = 0``. From
+        :func:`ky_fan_smallest_low_rank` (orthonormal ``basis`` B), the part of Pi
+        inside span(B), with the weight of the orthogonal complement in
+        ``complement``; for points in span(B) (the rows of the centred X, when B is
+        :func:`centered_row_space`) ``x^T Pi y = (factor^T x) . (factor^T y)``.
+        Wherever a method uses W only through ``W W^T`` (distances
+        ``||W^T (x_i - x_j)||``, traces, row norms), the factor stands in for W.
+    complement : float
+        See ``factor``: 0, or the weight of every direction orthogonal to the
+        subspace of :func:`ky_fan_smallest_low_rank` (1 below the tie, ``(c - lo) / m``
+        in it, 0 above).
     """
 
     vectors: np.ndarray | None
@@ -66,13 +76,15 @@ class KyFanStep(NamedTuple):
     trace: float
     tied: bool
     factor: np.ndarray | None = None
+    complement: float = 0.0
 
 
 def _average(values, counts, columns, c, tau):
     """``diag(Pi)``, ``Tr(P Pi)`` and whether the c-th eigenvalue is tied, from eigenvalue groups.
 
     Group j has eigenvalue ``values[j]`` with multiplicity ``counts[j]`` and the
-    diagonal of its spectral projector in ``columns[:, j]``.
+    diagonal of its spectral projector in ``columns[:, j]``. Also returns the masks
+    of the groups below the tie and in it, and the weight ``(c - lo) / m`` of the tie.
     """
     order = np.argsort(values, kind="stable")
     cum = np.cumsum(counts[order])
@@ -159,12 +171,14 @@ def ky_fan_smallest_low_rank(M, basis, shift, c, *, rtol=TIE_RTOL, K=None):
     range, so P has the eigenvalue ``shift`` on its orthogonal complement
     (multiplicity d - r, the diagonal of that projector is
     ``1 - ||basis_j||^2``) and ``shift + kappa_i`` on ``basis @ u_i`` for the
-    eigenpairs of the r x r matrix ``basis^T M basis``. Costs ``O(d^2 r)``
-    instead of the ``O(d^3)`` of a full decomposition of P, which a tie at the
-    c-th eigenvalue would otherwise need (the complement's eigenvalue is tied
-    d - r times). ``vectors`` is None: a member of the tied family would need
-    a basis of the complement. ``K``, if given, is ``basis^T M basis`` (M is then
-    not used).
+    eigenpairs of the r x r matrix ``basis^T M basis``. Costs ``O(d r^2)`` once
+    K is known, instead of the ``O(d^3)`` of a full decomposition of P, which a
+    tie at the c-th eigenvalue would otherwise need (the complement's eigenvalue
+    is tied d - r times). ``vectors`` is None: a member of the tied family would
+    need a basis of the complement. ``factor`` is the part of Pi inside the
+    subspace (d x r' with r' <= r) and ``complement`` the weight of the
+    complement: ``Pi = factor factor^T + complement (I - basis basis^T)``. ``K``,
+    if given, is ``basis^T M basis`` (M is then not used).
 
     Returns
     -------
@@ -187,7 +201,44 @@ def ky_fan_smallest_low_rank(M, basis, shift, c, *, rtol=TIE_RTOL, K=None):
     if r < d:
         counts[-1] = d - r
         columns = np.column_stack([columns, 1.0 - row_norms_sq(basis)])
-    return KyFanStep(None, *_average(values, counts, columns, c, rtol * norm)[:3])
+    weights, trace, tied, below, tie, frac = _average(values, counts, columns, c, rtol * norm)
+    factor = np.hstack([V[:, below[:r]], np.sqrt(frac) * V[:, tie[:r]]])
+    complement = (1.0 if below[-1] else frac if tie[-1] else 0.0) if r < d else 0.0
+    return KyFanStep(None, weights, trace, tied, factor, complement)
+
+
+def centered_row_space(X):
+    """Orthonormal basis (d x r) of the row space of the centred X, for d > n.
+
+    From the n x n centred Gram matrix ``H X X^T H`` (sparse X is never centred or
+    densified): its eigenvectors U with eigenvalues above ``lambda_max max(n, d) eps``
+    (below that a Gram eigenvalue is round-off) give ``(X - 1 mu^T)^T U``, which spans
+    the row space and is orthonormalised by a QR factorisation. A direction v left
+    out has ``||X_c v||^2`` below that bound, so for ``M = X_c^T L X_c`` (L 1 = 0:
+    UDFS's and SOGFS's matrices) ``v^T M v <= ||L|| ||X_c v||^2`` is of the size of
+    the round-off in M itself: the subspace contains M's range up to round-off, as
+    :func:`ky_fan_smallest_low_rank` needs.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n, d)
+
+    Returns
+    -------
+    ndarray of shape (d, r), r <= n - 1
+    """
+    n, d = X.shape
+    G = X @ X.T
+    G = G.toarray() if sparse.issparse(G) else np.asarray(G, dtype=np.float64)
+    G = centered_gram(G)
+    lam, U = linalg.eigh(0.5 * (G + G.T), check_finite=False)
+    keep = lam > max(lam[-1], 0.0) * max(n, d) * np.finfo(np.float64).eps
+    if not keep.any():
+        return np.zeros((d, 0))
+    U = U[:, keep]
+    mu = np.asarray(X.mean(axis=0)).ravel()
+    B = np.asarray(X.T @ U) - np.outer(mu, U.sum(axis=0))
+    return linalg.qr(B / np.sqrt(lam[keep]), mode="economic", check_finite=False)[0]
 
 
 def ky_fan_smallest_diag_low_rank(diag, basis, K, c, *, rtol=TIE_RTOL, residual_rtol=1e-10):

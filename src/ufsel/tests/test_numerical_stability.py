@@ -246,6 +246,35 @@ def test_udfs_first_wide_step_is_the_averaged_projector(wide):
     assert est.tied_ and est.W_.shape == (150, 4)
 
 
+@pytest.mark.parametrize("components", [1, 3])
+def test_sogfs_first_wide_step_on_the_row_space_equals_the_full_decomposition(wide, components):
+    """SOGFS's first W-step for d > n on X's row space (an r x r problem) against the
+    d x d route: the same diag(Pi) and trace, the same projected Gram ``X Pi X^T`` from
+    the factor (the complement's part adds nothing on X's rows), and a factor with one
+    column per extra component of the graph (the null space of X^T L X on the row space)."""
+    from scipy import sparse
+
+    from ufsel._sogfs import _first_wide_w_step, _w_step
+    from ufsel.graph import graph_laplacian
+    from ufsel.linalg import center_unit_norm
+
+    X = center_unit_norm(wide)
+    n = X.shape[0]
+    # a chain graph split into `components` pieces
+    rows = np.array([i for i in range(n - 1) if (i + 1) % (n // components)])
+    A = sparse.coo_matrix((np.ones(rows.size), (rows, rows + 1)), shape=(n, n))
+    L = graph_laplacian((A + A.T).tocsr())
+    low = _first_wide_w_step(X, L, 200.0, 4)
+    full = _w_step(np.asarray(X.T @ (L @ X)), None, 200.0, 4, np.finfo(float).eps)
+    assert low.tied and full.tied
+    np.testing.assert_allclose(low.weights, full.weights, atol=1e-12)
+    assert low.trace == pytest.approx(full.trace, rel=1e-12)
+    Zl, Zf = X @ low.factor, X @ full.factor
+    np.testing.assert_allclose(Zl @ Zl.T, Zf @ Zf.T, atol=1e-10)
+    assert low.factor.shape[1] == components - 1
+    assert 0 < low.complement < 1
+
+
 @pytest.mark.parametrize("solver", ["arpack", "lobpcg"])
 def test_jelsr_keeps_its_ranking_with_the_exact_default(planted, solver):
     """The default (exact dense) Y-step and a checked iterative one give the same ranking."""

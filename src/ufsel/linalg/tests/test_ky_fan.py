@@ -71,7 +71,9 @@ def test_low_rank_form_equals_the_full_decomposition(c):
     """P = M + shift I with M = B K B^T (rank 6 in 20 dimensions, one negative eigenvalue):
     P's spectrum is -1.3, then the shift 0.7 fourteen times, then 1.2 ... 6.7. The r x r
     route gives the full decomposition's weights and trace, tied (c = 2 to 14) or not
-    (c = 1, 15, 17)."""
+    (c = 1, 15, 17). Its factor and complement weight rebuild the full route's Pi:
+    the complement is above the c-th eigenvalue for c = 1 (weight 0), tied for
+    c = 2 to 14 (weight (c - 1) / 14) and below it for c = 15, 17 (weight 1)."""
     rng = np.random.default_rng(4)
     B = linalg.qr(rng.standard_normal((20, 6)), mode="economic")[0]
     K = np.diag([-2.0, 0.5, 1.5, 3.0, 4.0, 6.0])
@@ -79,10 +81,16 @@ def test_low_rank_form_equals_the_full_decomposition(c):
     M = B @ R @ K @ R.T @ B.T
     shift = 0.7
     full = ky_fan_smallest(M + shift * np.eye(20), c)
-    low = ky_fan_smallest_low_rank(M, B @ ortho_group.rvs(6, random_state=6), shift, c)
+    basis = B @ ortho_group.rvs(6, random_state=6)
+    low = ky_fan_smallest_low_rank(M, basis, shift, c)
     assert low.tied == full.tied == (2 <= c <= 14)
     np.testing.assert_allclose(low.weights, full.weights, atol=1e-12)
     assert low.trace == pytest.approx(full.trace, abs=1e-12)
+    expected = 0.0 if c == 1 else (c - 1) / 14 if c <= 14 else 1.0
+    assert low.complement == pytest.approx(expected)
+    Pi = low.factor @ low.factor.T + low.complement * (np.eye(20) - basis @ basis.T)
+    np.testing.assert_allclose(Pi, full.factor @ full.factor.T, atol=1e-12)
+    np.testing.assert_allclose(np.diag(Pi), low.weights, atol=1e-12)
 
 
 def test_diagonal_plus_low_rank_by_woodbury_equals_the_dense_solve():
