@@ -91,7 +91,7 @@ def _cmd_bench(args):
     res = run(exp, out, n_jobs=args.n_jobs, threads_per_job=threads, data_dir=args.data_dir,
               progress=not args.no_progress, plots=not args.no_plots,
               report=not args.no_report, verbose=not args.quiet,
-              compute=not args.cached_only)
+              compute=not args.cached_only, refit=args.refit or ())
     if not args.quiet:
         print(f"results in {res.out_dir}" + (f"; report: {res.files['report']}"
                                               if "report" in res.files else ""))
@@ -139,6 +139,9 @@ def add_subcommands(subparsers):
                    "of the file's: n_classes, label_free)")
     b.add_argument("--fit-timeout", type=float, help="seconds per fit, then the fit is "
                    "killed and reported as timed out (0: no cap)")
+    b.add_argument("--refit", type=_csv_list, help="comma-separated methods whose cached "
+                   "fits are recomputed (after a change to their code); evaluations of "
+                   "unchanged selections stay cached")
     b.add_argument("--cached-only", action="store_true", help="compute nothing: tables and "
                    "report from the cache (what is missing shows as not run)")
     b.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -205,7 +205,7 @@ def _order_for(entry, k):
 
 
 def run(experiment, out_dir, *, n_jobs=1, threads_per_job=1, data_dir=None, progress=True,
-        plots=True, report=True, verbose=True, compute=True):
+        plots=True, report=True, verbose=True, compute=True, refit=()):
     """Run (or resume) an experiment; write the tables, figures and report to ``out_dir``.
 
     Every finished fit and evaluation is stored in ``out_dir/cache`` as soon as
@@ -241,6 +241,14 @@ def run(experiment, out_dir, *, n_jobs=1, threads_per_job=1, data_dir=None, prog
         False: compute nothing, build the tables and the report from what the
         cache holds (fits not yet run are reported as "not run"). Used to
         assemble one report from runs made data set by data set.
+    refit : iterable of str, default=()
+        Method labels whose cached fits are ignored and recomputed (the new fit
+        replaces the cache entry); for a method whose code changed since the
+        cache was written (the cache key holds the data, the parameters and
+        ufsel's version, not the code). Evaluations stay cached: they are keyed
+        by the selected features, so a new selection is evaluated and an
+        unchanged one is not. An interrupted refit run resumes without
+        ``refit`` (given again, it recomputes the finished fits too).
 
     Returns
     -------
@@ -250,6 +258,11 @@ def run(experiment, out_dir, *, n_jobs=1, threads_per_job=1, data_dir=None, prog
 
     t_start = time.perf_counter()
     exp = load_experiment(experiment)
+    refit = set(refit or ())
+    unknown = sorted(refit - {m.label for m in exp.methods})
+    if unknown:
+        raise ValueError(f"refit {unknown} not among the experiment's methods "
+                         f"{[m.label for m in exp.methods]}.")
     if not isinstance(n_jobs, int) or n_jobs == 0:
         raise ValueError(f"n_jobs must be a non-zero integer, got {n_jobs!r}.")
     n_workers = n_jobs if n_jobs > 0 else max(1, (os.cpu_count() or 1) + 1 + n_jobs)
@@ -316,7 +329,7 @@ def run(experiment, out_dir, *, n_jobs=1, threads_per_job=1, data_dir=None, prog
     # ---------------------------------------------------------- phase 1: fits
     fit_tasks, queued = [], set()
     for s in settings:
-        entry = store.get("fit", s.key)
+        entry = store.get("fit", s.key) if not (compute and s.method in refit) else None
         if entry is not None and entry.get("status") == "timed_out" and (
                 not exp.fit_timeout or entry["fit_timeout_s"] < exp.fit_timeout
                 or entry.get("cap") != "cpu"):

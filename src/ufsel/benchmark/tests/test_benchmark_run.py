@@ -89,6 +89,34 @@ def test_second_run_hits_the_cache_and_recomputes_nothing(tmp_path, monkeypatch)
     assert (tmp_path / "results.csv").read_text() == first
 
 
+def test_refit_recomputes_only_the_named_methods_fits(tmp_path, monkeypatch):
+    """``refit`` ignores the cached fits of the methods it names (their code changed) and
+    keeps every other fit; an unchanged selection's evaluations stay cached."""
+    exp = copy.deepcopy(EXPERIMENT)
+    run(exp, tmp_path, **quiet(plots=False, report=False))
+    first = rows_without_timing(tmp_path / "results.csv")
+    fitted = []
+    real_fit = _runner.run_fit
+
+    def recording_fit(task, *a, **k):
+        fitted.append(task.selector)
+        return real_fit(task, *a, **k)
+
+    def boom(*a, **k):
+        raise AssertionError("an unchanged selection was evaluated again")
+
+    monkeypatch.setattr(_runner, "run_fit", recording_fit)
+    monkeypatch.setattr(_runner, "run_eval", boom)
+    res = run(exp, tmp_path, **quiet(plots=False, report=False), refit=["mcfs"])
+    s = res.summary
+    assert sorted(fitted) == ["mcfs", "mcfs"]  # its two settings, nothing else
+    assert s["fits_computed"] == 2 and s["fits_cached"] == 3 and s["evals_computed"] == 0
+    # the same code refitted: the same selections, hence the same rows
+    assert rows_without_timing(tmp_path / "results.csv") == first
+    with pytest.raises(ValueError, match="refit"):
+        run(exp, tmp_path, **quiet(plots=False, report=False), refit=["nosuchmethod"])
+
+
 def test_parallel_run_gives_the_same_rows(tmp_path):
     exp = copy.deepcopy(EXPERIMENT)
     del exp["methods"]["slowvariance"]  # test-only class: not importable by name in workers
