@@ -23,6 +23,7 @@ from .linalg import (
     center_unit_norm,
     centered_row_space,
     ky_fan_smallest,
+    ky_fan_smallest_diag_low_rank,
     ky_fan_smallest_low_rank,
     l2p_norm,
     project_simplex,
@@ -80,20 +81,39 @@ def _w_step(XtLX, sq, gamma, m, eps):
     return ky_fan_smallest(Mw, m)
 
 
-def _first_wide_w_step(X, L, gamma, m):
-    """The first W-step when d > n: ``2 X^T L X + gamma I`` on the row space of X.
+class _RowSpace:
+    """X's row space for d > n (X centred): basis B (d x r) and ``X B``, computed once.
 
-    X is centred, so ``X^T L X`` vanishes off X's row space (basis B, r <= n - 1):
-    the m smallest eigenvalues are tied with the d - r copies of gamma on the
-    complement, and the step is :func:`ufsel.linalg.ky_fan_smallest_low_rank` on the
-    r x r matrix ``2 (X B)^T L (X B)`` instead of a full d x d decomposition. Its
-    ``factor`` is the part of Pi in span(B); the complement's part adds nothing to
-    ``X Pi X^T`` (the S-step's distances), and ``weights`` is all of ``diag(Pi)``.
+    ``X^T L X`` vanishes off span(B) for every graph Laplacian L, so the W-step
+    matrix ``2 X^T L X + gamma Q`` is diagonal plus ``B K B^T`` with the r x r
+    ``K = 2 (X B)^T L (X B)``.
     """
-    basis = centered_row_space(X)
-    XB = X @ basis
-    K = 2.0 * (XB.T @ (L @ XB))
-    return ky_fan_smallest_low_rank(None, basis, gamma, m, K=0.5 * (K + K.T))
+
+    def __init__(self, X):
+        self.basis = centered_row_space(X)
+        self.XB = X @ self.basis
+
+    def K(self, L):
+        K = 2.0 * (self.XB.T @ (L @ self.XB))
+        return 0.5 * (K + K.T)
+
+    def first_step(self, L, gamma, m):
+        """The first W-step (Q = I) by :func:`ufsel.linalg.ky_fan_smallest_low_rank`.
+
+        The m smallest eigenvalues are tied with the d - r copies of gamma on the
+        complement of span(B); the r x r problem replaces a full d x d
+        decomposition. Its ``factor`` is the part of Pi in span(B): the
+        complement's part adds nothing to ``X Pi X^T`` (the S-step's distances),
+        and ``weights`` is all of ``diag(Pi)``.
+        """
+        return ky_fan_smallest_low_rank(None, self.basis, gamma, m, K=self.K(L))
+
+    def step(self, L, sq, gamma, m, eps):
+        """A later W-step by ARPACK through the Woodbury identity
+        (:func:`ufsel.linalg.ky_fan_smallest_diag_low_rank`), or None when its
+        residuals or a tie call for the dense solve."""
+        diag = gamma * _l2p_reweight_from_sq(sq, 1.0, eps)
+        return ky_fan_smallest_diag_low_rank(diag, self.basis, self.K(L), m)
 
 
 def _candidates(knn_idx, S):
@@ -372,8 +392,12 @@ class SOGFS(BaseSelector):
         alpha = r if r > 0 else 1.0
         lam = alpha
         L = _laplacian(S)
-        if d > n:
-            step = _first_wide_w_step(X, L, self.gamma, m)
+        # d > n: the W-steps on X's row space; ARPACK through the Woodbury identity only
+        # when the rank is well below d (as in UDFS)
+        wide = _RowSpace(X) if d > n else None
+        woodbury = wide is not None and self.gamma > 0 and d >= 2 * wide.basis.shape[1]
+        if wide is not None:
+            step = wide.first_step(L, self.gamma, m)
         else:
             step = _w_step(X.T @ (L @ X), None, self.gamma, m, eps)
         W = step.factor
@@ -390,7 +414,10 @@ class SOGFS(BaseSelector):
             _, knn_z = knn_graph(np.hstack([Z, np.sqrt(lam) * F]) if step.tied else Z, k)
             S = _s_step(Z, F, _candidates(knn_z, S), alpha, lam)
             L = _laplacian(S)
-            step = _w_step(X.T @ (L @ X), step.weights, self.gamma, m, eps)
+            new = wide.step(L, step.weights, self.gamma, m, eps) if woodbury else None
+            if new is None:
+                new = _w_step(X.T @ (L @ X), step.weights, self.gamma, m, eps)
+            step = new
             W = step.factor
             F_old = F
             ev, Fn = laplacian_smallest(L, min(c + 1, n), random_state=rng)

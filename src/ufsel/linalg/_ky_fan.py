@@ -246,8 +246,8 @@ def ky_fan_smallest_diag_low_rank(diag, basis, K, c, *, rtol=TIE_RTOL, residual_
 
     For ``diag > 0`` and K symmetric positive semi-definite (r x r, ``basis`` d x r
     with orthonormal columns, r < d): UDFS's reweighted matrix ``gamma D + X_c^T L X_c``
-    when d > n. ARPACK finds the c + 1 largest eigenvalues of ``P^{-1}``, applied by
-    the Woodbury identity
+    when d > n, SOGFS's ``gamma Q + 2 X^T L_S X``. ARPACK finds the c + 1 largest
+    eigenvalues of ``P^{-1}``, applied by the Woodbury identity
 
         P^{-1} = D^{-1} - D^{-1} Q K (I + C K)^{-1} Q^T D^{-1},  C = Q^T D^{-1} Q,
 
@@ -261,6 +261,13 @@ def ky_fan_smallest_diag_low_rank(diag, basis, K, c, *, rtol=TIE_RTOL, residual_
     ``residual_rtol (max(diag) + ||K||_F)`` and the c-th eigenvalue is not tied with
     the (c+1)-th (``rtol ||P||_F``); otherwise None is returned and the caller solves
     densely.
+
+    When the c + 1 pairs do not converge (typical once a reweighting has
+    concentrated on c features: the eigenvalues above the c-th are then those of
+    nearly equal, very large diagonal entries, a cluster that Lanczos resolves
+    slowly), only c pairs are computed, and the tie test uses Weyl's inequality
+    instead: adding the PSD ``basis K basis^T`` lowers no eigenvalue, so the
+    (c+1)-th eigenvalue of P is at least the (c+1)-th smallest entry of ``diag``.
 
     Returns
     -------
@@ -280,24 +287,40 @@ def ky_fan_smallest_diag_low_rank(diag, basis, K, c, *, rtol=TIE_RTOL, residual_
 
     op = splinalg.LinearOperator((d, d), matvec=lambda v: apply_inverse(v).ravel(),
                                  matmat=apply_inverse, dtype=np.float64)
-    k = c + 1
-    try:
-        # A seeded random start, not the all-ones vector: Lanczos never finds, in exact
-        # arithmetic, an eigenvector orthogonal to its start (e_i - e_j for duplicate
-        # features i, j); it would then depend on round-off to do so.
-        v0 = np.random.default_rng(0).uniform(-1.0, 1.0, d)
-        mu, V = splinalg.eigsh(op, k=k, which="LA", tol=0, v0=v0,
-                               ncv=min(d, max(2 * k + 1, 40)))
-    except splinalg.ArpackNoConvergence:
-        return None
-    order = np.argsort(-mu)
-    lam, V = 1.0 / mu[order], V[:, order]
-    PV = diag[:, None] * V + basis @ (K @ (basis.T @ V))
-    res = np.linalg.norm(PV - V * lam, axis=0)
     bound = residual_rtol * (float(diag.max()) + float(np.linalg.norm(K)))
-    if not np.all(np.isfinite(res)) or res.max() > bound:
-        return None
-    if lam[c] - lam[c - 1] <= rtol * _diagonal_plus_low_rank_norm(diag, basis, K):
-        return None
+
+    def smallest(k):
+        """The k smallest eigenpairs of P, ascending, or None (no convergence, or a
+        residual above the bound)."""
+        try:
+            # A seeded random start, not the all-ones vector: Lanczos never finds, in
+            # exact arithmetic, an eigenvector orthogonal to its start (e_i - e_j for
+            # duplicate features i, j); it would then depend on round-off to do so.
+            v0 = np.random.default_rng(0).uniform(-1.0, 1.0, d)
+            mu, V = splinalg.eigsh(op, k=k, which="LA", tol=0, v0=v0,
+                                   ncv=min(d, max(2 * k + 1, 40)))
+        except splinalg.ArpackNoConvergence:
+            return None
+        order = np.argsort(-mu)
+        lam, V = 1.0 / mu[order], V[:, order]
+        PV = diag[:, None] * V + basis @ (K @ (basis.T @ V))
+        res = np.linalg.norm(PV - V * lam, axis=0)
+        if not np.all(np.isfinite(res)) or res.max() > bound:
+            return None
+        return lam, V
+
+    tau = rtol * _diagonal_plus_low_rank_norm(diag, basis, K)
+    pairs = smallest(c + 1)
+    if pairs is not None:
+        lam, V = pairs
+        if lam[c] - lam[c - 1] <= tau:
+            return None
+    else:
+        pairs = smallest(c)
+        if pairs is None:
+            return None
+        lam, V = pairs
+        if np.partition(diag, c)[c] - lam[c - 1] <= tau:  # Weyl: lam[c] >= diag's (c+1)-th
+            return None
     W = V[:, :c]
     return KyFanStep(W, row_norms_sq(W), float(lam[:c].sum()), False, W)

@@ -254,7 +254,7 @@ def test_sogfs_first_wide_step_on_the_row_space_equals_the_full_decomposition(wi
     column per extra component of the graph (the null space of X^T L X on the row space)."""
     from scipy import sparse
 
-    from ufsel._sogfs import _first_wide_w_step, _w_step
+    from ufsel._sogfs import _RowSpace, _w_step
     from ufsel.graph import graph_laplacian
     from ufsel.linalg import center_unit_norm
 
@@ -264,7 +264,7 @@ def test_sogfs_first_wide_step_on_the_row_space_equals_the_full_decomposition(wi
     rows = np.array([i for i in range(n - 1) if (i + 1) % (n // components)])
     A = sparse.coo_matrix((np.ones(rows.size), (rows, rows + 1)), shape=(n, n))
     L = graph_laplacian((A + A.T).tocsr())
-    low = _first_wide_w_step(X, L, 200.0, 4)
+    low = _RowSpace(X).first_step(L, 200.0, 4)
     full = _w_step(np.asarray(X.T @ (L @ X)), None, 200.0, 4, np.finfo(float).eps)
     assert low.tied and full.tied
     np.testing.assert_allclose(low.weights, full.weights, atol=1e-12)
@@ -273,6 +273,32 @@ def test_sogfs_first_wide_step_on_the_row_space_equals_the_full_decomposition(wi
     np.testing.assert_allclose(Zl @ Zl.T, Zf @ Zf.T, atol=1e-10)
     assert low.factor.shape[1] == components - 1
     assert 0 < low.complement < 1
+
+
+def test_sogfs_woodbury_steps_equal_the_dense_steps(wide, monkeypatch):
+    """SOGFS with d > n solves its later W-steps by ARPACK through the Woodbury identity;
+    with those steps replaced by the dense solve it gives the same objectives, the same
+    scores and the same number of iterations."""
+    from ufsel import _sogfs
+
+    calls = []
+    real = _sogfs._RowSpace.step
+
+    def counted(self, *a, **k):
+        out = real(self, *a, **k)
+        calls.append(out is not None)
+        return out
+
+    monkeypatch.setattr(_sogfs._RowSpace, "step", counted)
+    fast = SOGFS(10, n_clusters=4, max_iter=6, adapt_lambda=False, tol=0,
+                 random_state=0).fit(wide)
+    assert len(calls) == 6 and all(calls)  # every later step took the Woodbury route
+    monkeypatch.setattr(_sogfs._RowSpace, "step", lambda self, *a, **k: None)
+    dense = SOGFS(10, n_clusters=4, max_iter=6, adapt_lambda=False, tol=0,
+                  random_state=0).fit(wide)
+    assert fast.n_iter_ == dense.n_iter_
+    np.testing.assert_allclose(fast.objective_, dense.objective_, rtol=1e-9)
+    np.testing.assert_allclose(fast.scores_, dense.scores_, atol=1e-9 * dense.scores_.max())
 
 
 @pytest.mark.parametrize("solver", ["arpack", "lobpcg"])

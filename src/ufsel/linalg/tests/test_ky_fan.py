@@ -121,6 +121,41 @@ def test_diagonal_plus_low_rank_by_woodbury_equals_the_dense_solve():
     assert ky_fan_smallest(np.diag(gt) + Bt @ K @ Bt.T, c).tied
 
 
+def test_woodbury_solve_with_c_pairs_and_weyls_bound(monkeypatch):
+    """When ARPACK cannot deliver the (c+1)-th pair (forced here), c pairs and Weyl's
+    bound (the (c+1)-th eigenvalue of diag + PSD is at least the (c+1)-th smallest
+    diagonal entry) decide the tie test: a reweighting concentrated on c features gives
+    the dense solve's weights; where the bound cannot exclude a tie, None."""
+    from scipy.sparse import linalg as splinalg
+
+    from ufsel.linalg import _ky_fan
+
+    real = splinalg.eigsh
+
+    def no_extra_pair(op, k, **kw):
+        if k == c + 1:
+            raise splinalg.ArpackNoConvergence("forced", np.zeros(0), np.zeros((op.shape[0], 0)))
+        return real(op, k=k, **kw)
+
+    monkeypatch.setattr(_ky_fan.splinalg, "eigsh", no_extra_pair)
+    rng = np.random.default_rng(9)
+    d, r, c = 80, 10, 3
+    B = linalg.qr(rng.standard_normal((d, r)), mode="economic")[0]
+    G = rng.standard_normal((r, r))
+    K = G @ G.T
+    g = rng.uniform(1e6, 2e6, d)  # eliminated features: huge, nearly equal weights
+    g[[4, 17, 42]] = [0.3, 0.5, 0.8]
+    dense = ky_fan_smallest(np.diag(g) + B @ K @ B.T, c)
+    fast = ky_fan_smallest_diag_low_rank(g, B, K, c)
+    assert fast is not None and not dense.tied
+    np.testing.assert_allclose(fast.weights, dense.weights, atol=1e-10)
+    # LAPACK's eigenvalues are accurate to about eps ||P|| (2e6 here), not relative
+    assert fast.trace == pytest.approx(dense.trace, abs=1e-13 * g.max())
+    # a fourth small weight: the bound no longer separates the 3rd eigenvalue from the 4th
+    g[60] = 0.9
+    assert ky_fan_smallest_diag_low_rank(g, B, K, c) is None
+
+
 def test_woodbury_solve_finds_an_eigenvector_orthogonal_to_the_all_ones_vector():
     """Two duplicate features (equal rows of B, equal diagonal, the smallest): their
     difference is the smallest eigenvector, orthogonal to the all-ones vector, from which
