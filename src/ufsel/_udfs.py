@@ -192,7 +192,11 @@ class UDFS(BaseSelector):
     JAFFE, ORL, UMIST, lymphoma and warpPIE10P; against 03c96a0 (the same
     script under its ``src``) lymphoma (96 x 4026) takes 1.1 s instead of
     40 s, warpPIE10P 0.9 s instead of 10 s, JAFFE 0.4 s instead of 1.9 s.
-    ``M`` itself is still formed (for the fallback and the first step).
+    ``M`` itself is formed only when a dense step needs it (d <= n, another
+    ``eigen_solver``, d < 2 r, or a fallback): the first step and the Woodbury
+    steps use ``K = (X Q)^T L (X Q)`` and the objective ``Tr(W^T M W)`` comes
+    from the n x c product ``X W``, so wide data (gene expression, text) is not
+    held back by the d x d size limit (``ufsel.linalg._stats.MAX_GRAM_BYTES``).
 
     Scale: the objective is not scale invariant. A feature of (near) zero
     variance has ``M_jj ~ 0`` and is the cheapest row of W, so UDFS prefers
@@ -302,31 +306,45 @@ class UDFS(BaseSelector):
                 f"{d} features. Pass n_clusters <= {d}."
             )
         rng = check_random_state(self.random_state)
-        _check_gram_size(d, name)
         L = udfs_local_scatter(X, self.n_neighbors, reg=self.reg)
-        M = X.T @ (L @ X)
-        M = M.toarray() if sparse.issparse(M) else np.asarray(M)
-        M = 0.5 * (M + M.T)
+        M = None
+
+        def gram():
+            """M = X^T L X (d x d), formed on first use: always when d <= n; when d > n
+            only for a dense step (the first and the Woodbury steps need only K)."""
+            nonlocal M
+            if M is None:
+                _check_gram_size(d, name)
+                M = X.T @ (L @ X)
+                M = M.toarray() if sparse.issparse(M) else np.asarray(M)
+                M = 0.5 * (M + M.T)
+            return M
+
         dense = resolve_eigen_method(self.eigen_solver, d, False, DENSE_SMALLEST_MAX) == "dense"
         if d > n:  # M's range lies in the row space of the centred X (L 1 = 0)
             basis = centered_row_space(X)
-            K = basis.T @ (M @ basis)
+            XB = np.asarray(X @ basis)
+            K = XB.T @ (L @ XB)  # = basis^T M basis
             K = 0.5 * (K + K.T)
+        else:
+            gram()
         # ARPACK through the Woodbury identity pays off only when the rank r is well below
         # d (UMIST, d = 644 and r = 564: 1.24 s against 0.54 s for the dense solves)
         woodbury = (d > n and self.gamma > 0 and self.eigen_solver == "auto"
                     and d >= 2 * basis.shape[1])
+        if d > n and not woodbury:
+            gram()
         g = np.ones(d)
         W = None
         track = ObjectiveTracker(name, self.max_iter, self.tol, "gamma or reg", verbose=self.verbose)
         for it in range(self.max_iter):
             step = None
             if it == 0 and d > n:  # D = I
-                step = ky_fan_smallest_low_rank(M, basis, self.gamma, self.n_clusters, K=K)
+                step = ky_fan_smallest_low_rank(None, basis, self.gamma, self.n_clusters, K=K)
             elif woodbury:
                 step = ky_fan_smallest_diag_low_rank(self.gamma * g, basis, K, self.n_clusters)
             if step is None:
-                P = _plus_diagonal(M, self.gamma * g)
+                P = _plus_diagonal(gram(), self.gamma * g)
                 if dense:
                     step = ky_fan_smallest(P, self.n_clusters)
                 else:
@@ -335,8 +353,12 @@ class UDFS(BaseSelector):
                                          owner=name)
                     step = KyFanStep(V, row_norms_sq(V), np.nan, False)
             W, pi = step.vectors, step.weights
-            if W is not None and not step.tied:
+            if W is not None and not step.tied and d <= n:
                 objective = udfs_objective(W, M, self.gamma)
+            elif W is not None and not step.tied:  # Tr(W^T M W) from the n x c product X W
+                XW = np.asarray(X @ W)
+                objective = (float(np.sum(XW * (L @ XW)))
+                             + self.gamma * _l2p_norm_from_sq(pi, 1.0, _EPS))
             else:  # at Pi: Tr(M Pi) = Tr(P Pi) - gamma g . diag(Pi)
                 objective = (step.trace - self.gamma * float(np.dot(g, pi))
                              + self.gamma * _l2p_norm_from_sq(pi, 1.0, _EPS))
@@ -347,7 +369,7 @@ class UDFS(BaseSelector):
         self.n_iter_ = track.n_iter
         self.tied_ = bool(step.tied)
         if W is None:  # one iteration on the row space: a member of the tied family
-            P = _plus_diagonal(M, np.full(d, float(self.gamma)))
+            P = _plus_diagonal(gram(), np.full(d, float(self.gamma)))
             W = smallest_eigvecs(P, self.n_clusters, method=self.eigen_solver,
                                  dense_max=DENSE_SMALLEST_MAX, random_state=rng, owner=name)
         self.W_ = W

@@ -198,9 +198,27 @@ def test_udfs_gram_limit_is_a_clear_error(monkeypatch):
     from ufsel.linalg import _stats
 
     monkeypatch.setattr(_stats, "MAX_GRAM_BYTES", 100 * 100 * 8)
-    X = sparse.random(60, 200, density=0.2, random_state=0, format="csr")
+    X = sparse.random(300, 200, density=0.2, random_state=0, format="csr")
     with pytest.raises(ValueError, match="UDFS needs a 200 x 200 matrix"):
         UDFS(5, n_neighbors=3, n_clusters=2).fit(X)
+    # d > n with dense steps asked for: the d x d matrix is still needed
+    with pytest.raises(ValueError, match="UDFS needs a 200 x 200 matrix"):
+        UDFS(5, n_neighbors=3, n_clusters=2, eigen_solver="dense").fit(X[:60])
+
+
+def test_udfs_wide_data_beyond_the_gram_limit(monkeypatch):
+    """d > n (d >= 2 n): the first step on X's row space and the later ones through the
+    Woodbury identity need only r x r and n x r matrices, so a d x d matrix above the
+    size limit is never formed, and the fit equals the dense solves' on that matrix."""
+    from ufsel.linalg import _stats
+
+    X = sparse.random(60, 200, density=0.2, random_state=0, format="csr")
+    dense = UDFS(5, n_neighbors=3, n_clusters=2, eigen_solver="dense").fit(X)
+    monkeypatch.setattr(_stats, "MAX_GRAM_BYTES", 100 * 100 * 8)
+    capped = UDFS(5, n_neighbors=3, n_clusters=2).fit(X)
+    assert capped.n_iter_ == dense.n_iter_ > 1
+    np.testing.assert_allclose(capped.objective_, dense.objective_, rtol=1e-9)
+    np.testing.assert_allclose(capped.scores_, dense.scores_, atol=1e-9 * dense.scores_.max())
 
 
 # ------------------------------------------- the sparse-native paths, one by one
