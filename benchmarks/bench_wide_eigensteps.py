@@ -3,6 +3,8 @@
     OMP_NUM_THREADS=1 UFSEL_DATA=/work/shared/data PYTHONPATH=src python \\
         benchmarks/bench_wide_eigensteps.py [--datasets jaffe orl umist lymphoma warppie10p] \\
         [--repeats 3] [--no-quality] [--row-space]
+    OMP_NUM_THREADS=1 PYTHONPATH=src python benchmarks/bench_wide_eigensteps.py \\
+        --planted 200 50000
 
 For each data set (``n_clusters`` = the number of classes, 50 features):
 
@@ -12,10 +14,16 @@ For each data set (``n_clusters`` = the number of classes, 50 features):
   after the first use ARPACK through the Woodbury identity when d > n: iteration counts,
   the largest relative objective difference, the largest score difference relative to
   the largest score, and whether the top 50 agree;
-- unless ``--no-quality``: k-means NMI of UDFS's and SOGFS's top 50 (KMeans with n_init=10, seeds 0-4,
-  against the classes) and of 5 random subsets of 50 (``default_rng(0)``); with
+- unless ``--no-quality``: k-means NMI of UDFS's and SOGFS's top 50 (KMeans with
+  n_init=10, seeds 0-4, against the classes) and of 5 random subsets of 50
+  (``default_rng(0)``); with
   ``--row-space`` also of the variant that restricts W to the row space of the centred X
   (tried and not adopted, see docs/guide/fidelity.md, "Round-off").
+
+With ``--planted N D``: instead, one fit each of ``UDFS(20, n_clusters=5)`` and
+``SOGFS(20, n_clusters=5, random_state=0)`` on ``make_planted_clusters(N, 20, D - 20, 5)``
+(no data files needed), with the process's peak resident memory after each; a d x d
+matrix at D = 50,000 alone would take 20 GB.
 
 Run it under another version's ``src`` (``PYTHONPATH=<worktree>/src``) for the previous
 version's times and NMI; the ``udfs dense`` column needs this version. Without
@@ -77,6 +85,23 @@ def _row_space_scores(X, c, gamma=1.0, max_iter=50, tol=1e-4):
     return pi
 
 
+def _planted(n, d):
+    import resource
+
+    from ufsel.datasets import make_planted_clusters
+    X, _, informative = make_planted_clusters(n, 20, d - 20, 5, random_state=0)
+    for make in (lambda: UDFS(20, n_clusters=5), lambda: SOGFS(20, n_clusters=5, random_state=0)):
+        start = time.perf_counter()
+        est = make().fit(X)
+        elapsed = time.perf_counter() - start
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2  # KiB on Linux
+        found = len(set(est.ranking_[:20]) & set(informative))
+        print(f"{type(est).__name__:5s} {n} x {d}: {elapsed:.1f} s, {est.n_iter_} iterations, "
+              f"peak memory so far {peak:.2f} GiB, planted features in its top 20: {found}",
+              flush=True)
+    return 0
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--datasets", nargs="+",
@@ -84,7 +109,10 @@ def main(argv=None):
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--no-quality", action="store_true")
     p.add_argument("--row-space", action="store_true")
+    p.add_argument("--planted", nargs=2, type=int, metavar=("N", "D"))
     args = p.parse_args(argv)
+    if args.planted:
+        return _planted(*args.planted)
     if not os.environ.get("UFSEL_DATA"):
         print("UFSEL_DATA is not set: nothing to run.")
         return 0

@@ -29,6 +29,7 @@ from .linalg import (
     project_simplex,
 )
 from .linalg._sparse_reg import _l2p_reweight_from_sq
+from .linalg._stats import _check_gram_size
 
 __all__ = ["SOGFS", "sogfs_objective"]
 
@@ -246,7 +247,11 @@ class SOGFS(BaseSelector):
       ``B K B^T``, ``K = 2 (X B)^T L_S (X B)``), with their residuals checked
       and the dense solve as the fallback; the same objectives as the dense
       solves to 1e-12 (lymphoma, 96 x 4026: 37 s to 0.3 s per fit,
-      ``benchmarks/bench_wide_eigensteps.py``).
+      ``benchmarks/bench_wide_eigensteps.py``). No d x d matrix is formed
+      then unless a step falls back to the dense solve, which refuses one
+      above ``ufsel.linalg._stats.MAX_GRAM_BYTES`` with a clear error: d is
+      limited by X itself (200 x 50,000 in under a minute,
+      ``bench_wide_eigensteps.py --planted 200 50000``).
 
     Known behaviour with the defaults (measured; the method's, not a bug).
     On COIL20 (1440 x 1024, c = m = 20) SOGFS is far below random subsets
@@ -379,6 +384,12 @@ class SOGFS(BaseSelector):
         self.random_state = random_state
         self.verbose = verbose
 
+    @staticmethod
+    def _scatter(X, L):
+        """``X^T L X`` (d x d, dense), refused with a clear error above the size limit."""
+        _check_gram_size(X.shape[1], "SOGFS")
+        return X.T @ (L @ X)
+
     def _fit(self, X):
         name = type(self).__name__
         n, d = X.shape
@@ -406,7 +417,7 @@ class SOGFS(BaseSelector):
         if wide is not None:
             step = wide.first_step(L, self.gamma, m)
         else:
-            step = _w_step(X.T @ (L @ X), None, self.gamma, m, eps)
+            step = _w_step(self._scatter(X, L), None, self.gamma, m, eps)
         W = step.factor
         _, F = laplacian_smallest(L, c, random_state=rng)
 
@@ -423,7 +434,7 @@ class SOGFS(BaseSelector):
             L = _laplacian(S)
             new = wide.step(L, step.weights, self.gamma, m, eps) if woodbury else None
             if new is None:
-                new = _w_step(X.T @ (L @ X), step.weights, self.gamma, m, eps)
+                new = _w_step(self._scatter(X, L), step.weights, self.gamma, m, eps)
             step = new
             W = step.factor
             F_old = F

@@ -301,6 +301,23 @@ def test_sogfs_woodbury_steps_equal_the_dense_steps(wide, monkeypatch):
     np.testing.assert_allclose(fast.scores_, dense.scores_, atol=1e-9 * dense.scores_.max())
 
 
+def test_sogfs_wide_data_beyond_the_gram_limit(wide, monkeypatch):
+    """With d > n every SOGFS step runs on X's row space or through the Woodbury
+    identity, so a d x d matrix above the size limit is never formed; a dense step
+    (forced here) refuses it with the size error instead of exhausting memory."""
+    from ufsel import _sogfs
+    from ufsel.linalg import _stats
+
+    kw = dict(n_clusters=4, max_iter=5, adapt_lambda=False, tol=0, random_state=0)
+    free = SOGFS(10, **kw).fit(wide)
+    monkeypatch.setattr(_stats, "MAX_GRAM_BYTES", 100 * 100 * 8)
+    capped = SOGFS(10, **kw).fit(wide)
+    np.testing.assert_array_equal(capped.scores_, free.scores_)
+    monkeypatch.setattr(_sogfs._RowSpace, "step", lambda self, *a, **k: None)
+    with pytest.raises(ValueError, match="SOGFS needs a 150 x 150 matrix"):
+        SOGFS(10, **kw).fit(wide)
+
+
 @pytest.mark.parametrize("solver", ["arpack", "lobpcg"])
 def test_jelsr_keeps_its_ranking_with_the_exact_default(planted, solver):
     """The default (exact dense) Y-step and a checked iterative one give the same ranking."""
