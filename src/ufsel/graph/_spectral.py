@@ -19,6 +19,7 @@ from scipy.sparse import linalg as splinalg
 from sklearn.utils import check_random_state
 
 from ..linalg import DENSE_EIGH_MAX, eigen_residuals, partial_eigh
+from ..linalg._eigen import DENSE_SMALLEST_MAX
 from ..utils import optional_available
 
 #: Laplacians up to this order are decomposed densely by ``laplacian_smallest``.
@@ -188,6 +189,8 @@ def laplacian_smallest(L, k, *, random_state=None):
     a graph with several (near-)components in a few iterations instead of
     the thousands plain ``which="SA"`` needs (COIL20's 1440-node CAN graph,
     21 eigenpairs: 0.2 s against 9 s for dense LAPACK on a loaded machine).
+    Should ARPACK fail, dense LAPACK up to ``DENSE_SMALLEST_MAX`` (4096) nodes,
+    above it ARPACK again with a Krylov space of at least 4 k + 1 vectors.
 
     Returns
     -------
@@ -200,8 +203,17 @@ def laplacian_smallest(L, k, *, random_state=None):
     L = sparse.csc_matrix(L)
     scale = float(abs(L.diagonal()).max()) or 1.0
     rng = check_random_state(random_state)
-    w, V = splinalg.eigsh(L, k=k, sigma=-1e-3 * scale, which="LM",
-                          v0=rng.uniform(-1, 1, n))
+    v0 = rng.uniform(-1, 1, n)
+    try:
+        w, V = splinalg.eigsh(L, k=k, sigma=-1e-3 * scale, which="LM", v0=v0)
+    except (splinalg.ArpackError, splinalg.ArpackNoConvergence):
+        # ARPACK can stall when k is a large fraction of its Krylov space (SOGFS on
+        # palm: 101 of 2000 eigenpairs, "no shifts could be applied"); dense LAPACK
+        # where the n x n matrix is affordable, else a larger Krylov space
+        if n <= DENSE_SMALLEST_MAX:
+            return partial_eigh(L, k, which="smallest", method="dense")
+        w, V = splinalg.eigsh(L, k=k, sigma=-1e-3 * scale, which="LM", v0=v0,
+                              ncv=min(n, max(4 * k + 1, 40)))
     order = np.argsort(w)
     return w[order], V[:, order]
 

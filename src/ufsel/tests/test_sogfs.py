@@ -75,3 +75,22 @@ def test_laplacian_smallest_shift_invert_matches_dense():
     wd, _ = partial_eigh(L, 6, method="dense")
     np.testing.assert_allclose(w, wd, atol=1e-9)
     np.testing.assert_allclose(np.linalg.norm(L @ V - V * w, axis=0), 0, atol=1e-8)
+
+
+def test_laplacian_smallest_falls_back_when_arpack_fails(monkeypatch):
+    """An ARPACK failure (SOGFS on palm, 101 of 2000 eigenpairs: 'no shifts could be
+    applied') is not the user's error: the dense solve takes over."""
+    from scipy.sparse import linalg as splinalg
+
+    from ufsel.graph import _spectral
+
+    def stalled(*args, **kwargs):
+        raise splinalg.ArpackError(3)
+
+    X, _, _ = make_planted_clusters(n_samples=400, random_state=0)
+    L = graph_laplacian(knn_affinity(X, 5, weight="heat"))
+    monkeypatch.setattr(_spectral.splinalg, "eigsh", stalled)
+    w, V = laplacian_smallest(L, 6, random_state=0)
+    wd, _ = partial_eigh(L, 6, method="dense")
+    np.testing.assert_allclose(w, wd, atol=1e-9)
+    np.testing.assert_allclose(np.linalg.norm(L @ V - V * w, axis=0), 0, atol=1e-8)
