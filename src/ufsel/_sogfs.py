@@ -21,13 +21,11 @@ from .graph import can_weights, graph_laplacian, knn_graph, laplacian_smallest
 from .graph._knn import _padded_rows
 from .linalg import (
     center_unit_norm,
-    centered_row_space,
     ky_fan_smallest,
-    ky_fan_smallest_diag_low_rank,
-    ky_fan_smallest_low_rank,
     l2p_norm,
     project_simplex,
 )
+from .linalg._ky_fan import RowSpaceQuadratic
 from .linalg._sparse_reg import _l2p_reweight_from_sq
 from .linalg._stats import _check_gram_size
 
@@ -65,56 +63,21 @@ def sogfs_objective(X, W, S, F, *, alpha, gamma, lam, eps=2.220446049250313e-16)
     return fit + reg + gamma * l2p_norm(W, 1.0, eps) + rank
 
 
-def _w_step(XtLX, sq, gamma, m, eps):
+def _w_step(XtLX, q, gamma, m):
     """One reweighted step for ``min 2 Tr(W^T X^T L X W) + gamma ||W||_{2,1}``, ``W^T W = I``.
 
-    ``sq`` holds the squared row norms of the previous W, ``diag(W W^T)`` (None:
-    the first step, unit weights). Returns the :class:`ufsel.linalg.KyFanStep`: the
-    m smallest eigenvectors, or, when the m-th eigenvalue is tied, the average over
-    the tied eigenspace (its ``factor`` stands in for W, which SOGFS uses only
-    through ``W W^T``; its ``weights`` are ``diag(W W^T)``).
+    ``q`` is the diagonal of the l2,1 reweighting at the previous W (None: the first
+    step, unit weights). Returns the :class:`ufsel.linalg.KyFanStep`: the m smallest
+    eigenvectors, or, when the m-th eigenvalue is tied, the average over the tied
+    eigenspace (its ``factor`` stands in for W, which SOGFS uses only through
+    ``W W^T``; its ``weights`` are ``diag(W W^T)``).
     """
     d = XtLX.shape[0]
-    q = _l2p_reweight_from_sq(sq, 1.0, eps) if sq is not None else np.ones(d)
+    q = np.ones(d) if q is None else q
     Mw = 2.0 * XtLX
     Mw[np.diag_indices_from(Mw)] += gamma * q
     Mw = 0.5 * (Mw + Mw.T)
     return ky_fan_smallest(Mw, m)
-
-
-class _RowSpace:
-    """X's row space for d > n (X centred): basis B (d x r) and ``X B``, computed once.
-
-    ``X^T L X`` vanishes off span(B) for every graph Laplacian L, so the W-step
-    matrix ``2 X^T L X + gamma Q`` is diagonal plus ``B K B^T`` with the r x r
-    ``K = 2 (X B)^T L (X B)``.
-    """
-
-    def __init__(self, X):
-        self.basis = centered_row_space(X)
-        self.XB = X @ self.basis
-
-    def K(self, L):
-        K = 2.0 * (self.XB.T @ (L @ self.XB))
-        return 0.5 * (K + K.T)
-
-    def first_step(self, L, gamma, m):
-        """The first W-step (Q = I) by :func:`ufsel.linalg.ky_fan_smallest_low_rank`.
-
-        The m smallest eigenvalues are tied with the d - r copies of gamma on the
-        complement of span(B); the r x r problem replaces a full d x d
-        decomposition. Its ``factor`` is the part of Pi in span(B): the
-        complement's part adds nothing to ``X Pi X^T`` (the S-step's distances),
-        and ``weights`` is all of ``diag(Pi)``.
-        """
-        return ky_fan_smallest_low_rank(None, self.basis, gamma, m, K=self.K(L))
-
-    def step(self, L, sq, gamma, m, eps):
-        """A later W-step by ARPACK through the Woodbury identity
-        (:func:`ufsel.linalg.ky_fan_smallest_diag_low_rank`), or None when its
-        residuals or a tie call for the dense solve."""
-        diag = gamma * _l2p_reweight_from_sq(sq, 1.0, eps)
-        return ky_fan_smallest_diag_low_rank(diag, self.basis, self.K(L), m)
 
 
 def _candidates(knn_idx, S):
@@ -410,14 +373,14 @@ class SOGFS(BaseSelector):
         alpha = r if r > 0 else 1.0
         lam = alpha
         L = _laplacian(S)
-        # d > n: the W-steps on X's row space; ARPACK through the Woodbury identity only
-        # when the rank is well below d (as in UDFS)
-        wide = _RowSpace(X) if d > n else None
-        woodbury = wide is not None and self.gamma > 0 and d >= 2 * wide.basis.shape[1]
+        # d > n: the W-steps on X's row space, the later ones through the Woodbury
+        # identity where that pays off (as in UDFS)
+        wide = RowSpaceQuadratic(X, scale=2.0) if d > n else None
+        woodbury = wide is not None and self.gamma > 0 and wide.woodbury_pays_off()
         if wide is not None:
-            step = wide.first_step(L, self.gamma, m)
+            step = wide.first_step(wide.reduced(L), self.gamma, m)
         else:
-            step = _w_step(self._scatter(X, L), None, self.gamma, m, eps)
+            step = _w_step(self._scatter(X, L), None, self.gamma, m)
         W = step.factor
         _, F = laplacian_smallest(L, c, random_state=rng)
 
@@ -432,10 +395,9 @@ class SOGFS(BaseSelector):
             _, knn_z = knn_graph(np.hstack([Z, np.sqrt(lam) * F]) if step.tied else Z, k)
             S = _s_step(Z, F, _candidates(knn_z, S), alpha, lam)
             L = _laplacian(S)
-            new = wide.step(L, step.weights, self.gamma, m, eps) if woodbury else None
-            if new is None:
-                new = _w_step(self._scatter(X, L), step.weights, self.gamma, m, eps)
-            step = new
+            q = _l2p_reweight_from_sq(step.weights, 1.0, eps)  # at diag(W W^T)
+            new = wide.step(wide.reduced(L), self.gamma * q, m) if woodbury else None
+            step = new if new is not None else _w_step(self._scatter(X, L), q, self.gamma, m)
             W = step.factor
             F_old = F
             ev, Fn = laplacian_smallest(L, min(c + 1, n), random_state=rng)

@@ -15,16 +15,14 @@ from .graph import knn_graph
 from .linalg import (
     KyFanStep,
     centered_gram,
-    centered_row_space,
     ky_fan_smallest,
-    ky_fan_smallest_diag_low_rank,
-    ky_fan_smallest_low_rank,
     l2p_norm,
     local_gram,
     row_norms_sq,
     smallest_eigvecs,
 )
 from .linalg._eigen import DENSE_SMALLEST_MAX
+from .linalg._ky_fan import RowSpaceQuadratic
 from .linalg._sparse_reg import _l2p_norm_from_sq, _l2p_reweight_from_sq
 from .linalg._stats import _check_gram_size
 from .linalg._warm_eigh import resolve_eigen_method
@@ -310,8 +308,8 @@ class UDFS(BaseSelector):
         M = None
 
         def gram():
-            """M = X^T L X (d x d), formed on first use: always when d <= n; when d > n
-            only for a dense step (the first and the Woodbury steps need only K)."""
+            """M = X^T L X (d x d), formed on first use: by every dense step (each step
+            when d <= n); when d > n the first step and the Woodbury steps need only K."""
             nonlocal M
             if M is None:
                 _check_gram_size(d, name)
@@ -321,28 +319,21 @@ class UDFS(BaseSelector):
             return M
 
         dense = resolve_eigen_method(self.eigen_solver, d, False, DENSE_SMALLEST_MAX) == "dense"
-        if d > n:  # M's range lies in the row space of the centred X (L 1 = 0)
-            basis = centered_row_space(X)
-            XB = np.asarray(X @ basis)
-            K = XB.T @ (L @ XB)  # = basis^T M basis
-            K = 0.5 * (K + K.T)
-        else:
-            gram()
-        # ARPACK through the Woodbury identity pays off only when the rank r is well below
-        # d (UMIST, d = 644 and r = 564: 1.24 s against 0.54 s for the dense solves)
-        woodbury = (d > n and self.gamma > 0 and self.eigen_solver == "auto"
-                    and d >= 2 * basis.shape[1])
-        if d > n and not woodbury:
-            gram()
+        # d > n: M's range lies in the row space of the centred X (L 1 = 0), M = B K B^T
+        wide = RowSpaceQuadratic(X) if d > n else None
+        if wide is not None:
+            K = wide.reduced(L)
+        woodbury = (wide is not None and self.gamma > 0 and self.eigen_solver == "auto"
+                    and wide.woodbury_pays_off())
         g = np.ones(d)
         W = None
         track = ObjectiveTracker(name, self.max_iter, self.tol, "gamma or reg", verbose=self.verbose)
         for it in range(self.max_iter):
             step = None
-            if it == 0 and d > n:  # D = I
-                step = ky_fan_smallest_low_rank(None, basis, self.gamma, self.n_clusters, K=K)
+            if it == 0 and wide is not None:  # D = I
+                step = wide.first_step(K, self.gamma, self.n_clusters)
             elif woodbury:
-                step = ky_fan_smallest_diag_low_rank(self.gamma * g, basis, K, self.n_clusters)
+                step = wide.step(K, self.gamma * g, self.n_clusters)
             if step is None:
                 P = _plus_diagonal(gram(), self.gamma * g)
                 if dense:
@@ -354,7 +345,7 @@ class UDFS(BaseSelector):
                     step = KyFanStep(V, row_norms_sq(V), np.nan, False)
             W, pi = step.vectors, step.weights
             if W is not None and not step.tied and d <= n:
-                objective = udfs_objective(W, M, self.gamma)
+                objective = udfs_objective(W, gram(), self.gamma)
             elif W is not None and not step.tied:  # Tr(W^T M W) from the n x c product X W
                 XW = np.asarray(X @ W)
                 objective = (float(np.sum(XW * (L @ XW)))

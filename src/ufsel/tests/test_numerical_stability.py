@@ -254,9 +254,10 @@ def test_sogfs_first_wide_step_on_the_row_space_equals_the_full_decomposition(wi
     column per extra component of the graph (the null space of X^T L X on the row space)."""
     from scipy import sparse
 
-    from ufsel._sogfs import _RowSpace, _w_step
+    from ufsel._sogfs import _w_step
     from ufsel.graph import graph_laplacian
     from ufsel.linalg import center_unit_norm
+    from ufsel.linalg._ky_fan import RowSpaceQuadratic
 
     X = center_unit_norm(wide)
     n = X.shape[0]
@@ -264,8 +265,9 @@ def test_sogfs_first_wide_step_on_the_row_space_equals_the_full_decomposition(wi
     rows = np.array([i for i in range(n - 1) if (i + 1) % (n // components)])
     A = sparse.coo_matrix((np.ones(rows.size), (rows, rows + 1)), shape=(n, n))
     L = graph_laplacian((A + A.T).tocsr())
-    low = _RowSpace(X).first_step(L, 200.0, 4)
-    full = _w_step(np.asarray(X.T @ (L @ X)), None, 200.0, 4, np.finfo(float).eps)
+    rows = RowSpaceQuadratic(X, scale=2.0)
+    low = rows.first_step(rows.reduced(L), 200.0, 4)
+    full = _w_step(np.asarray(X.T @ (L @ X)), None, 200.0, 4)
     assert low.tied and full.tied
     np.testing.assert_allclose(low.weights, full.weights, atol=1e-12)
     assert low.trace == pytest.approx(full.trace, rel=1e-12)
@@ -279,21 +281,21 @@ def test_sogfs_woodbury_steps_equal_the_dense_steps(wide, monkeypatch):
     """SOGFS with d > n solves its later W-steps by ARPACK through the Woodbury identity;
     with those steps replaced by the dense solve it gives the same objectives, the same
     scores and the same number of iterations."""
-    from ufsel import _sogfs
+    from ufsel.linalg._ky_fan import RowSpaceQuadratic
 
     calls = []
-    real = _sogfs._RowSpace.step
+    real = RowSpaceQuadratic.step
 
     def counted(self, *a, **k):
         out = real(self, *a, **k)
         calls.append(out is not None)
         return out
 
-    monkeypatch.setattr(_sogfs._RowSpace, "step", counted)
+    monkeypatch.setattr(RowSpaceQuadratic, "step", counted)
     fast = SOGFS(10, n_clusters=4, max_iter=6, adapt_lambda=False, tol=0,
                  random_state=0).fit(wide)
     assert len(calls) == 6 and all(calls)  # every later step took the Woodbury route
-    monkeypatch.setattr(_sogfs._RowSpace, "step", lambda self, *a, **k: None)
+    monkeypatch.setattr(RowSpaceQuadratic, "step", lambda self, *a, **k: None)
     dense = SOGFS(10, n_clusters=4, max_iter=6, adapt_lambda=False, tol=0,
                   random_state=0).fit(wide)
     assert fast.n_iter_ == dense.n_iter_
@@ -305,15 +307,15 @@ def test_sogfs_wide_data_beyond_the_gram_limit(wide, monkeypatch):
     """With d > n every SOGFS step runs on X's row space or through the Woodbury
     identity, so a d x d matrix above the size limit is never formed; a dense step
     (forced here) refuses it with the size error instead of exhausting memory."""
-    from ufsel import _sogfs
     from ufsel.linalg import _stats
+    from ufsel.linalg._ky_fan import RowSpaceQuadratic
 
     kw = dict(n_clusters=4, max_iter=5, adapt_lambda=False, tol=0, random_state=0)
     free = SOGFS(10, **kw).fit(wide)
     monkeypatch.setattr(_stats, "MAX_GRAM_BYTES", 100 * 100 * 8)
     capped = SOGFS(10, **kw).fit(wide)
     np.testing.assert_array_equal(capped.scores_, free.scores_)
-    monkeypatch.setattr(_sogfs._RowSpace, "step", lambda self, *a, **k: None)
+    monkeypatch.setattr(RowSpaceQuadratic, "step", lambda self, *a, **k: None)
     with pytest.raises(ValueError, match="SOGFS needs a 150 x 150 matrix"):
         SOGFS(10, **kw).fit(wide)
 
