@@ -17,7 +17,13 @@ from .base import (
     densify,
     warn_not_converged,
 )
-from .graph import can_weights, graph_laplacian, knn_graph, laplacian_smallest
+from .graph import (
+    adaptive_neighbors,
+    graph_laplacian,
+    laplacian_smallest,
+    nearest_by_exact_distance,
+    null_space_dimension,
+)
 from .graph._knn import _padded_rows
 from .linalg import (
     center_unit_norm,
@@ -115,6 +121,20 @@ def _s_step(Z, F, C, alpha, lam):
     return S
 
 
+def _initial_f(L, c, random_state):
+    """The first F: the c smallest eigenvectors of ``L_S``, or, when the graph has q > c
+    connected components (eigenvalue 0 repeated q times, so any c of its eigenvectors
+    are a round-off choice), the average of ``F F^T`` over that eigenspace,
+    ``(c / q) U U^T``, through its factor ``sqrt(c / q) U`` (U the q normalised
+    component indicators). F enters SOGFS only through ``F F^T`` (the distances
+    ``||f_i - f_j||^2`` and the trace)."""
+    q = null_space_dimension(L) + 1
+    if q > c:
+        _, U = laplacian_smallest(L, q, random_state=random_state)
+        return np.sqrt(c / q) * U
+    return laplacian_smallest(L, c, random_state=random_state)[1]
+
+
 class SOGFS(BaseSelector):
     """Unsupervised feature selection with structured optimal graph.
 
@@ -161,6 +181,25 @@ class SOGFS(BaseSelector):
       neighbours, re-sorted in the projected space after iteration 5). Since
       the current support is always a candidate, the S-step never increases
       the objective; S has O(n k) non-zeros and no n x n matrix is formed.
+      "Nearest" is by squared distances computed from differences, ties to
+      the smaller index (:func:`ufsel.graph.nearest_by_exact_distance`), not
+      by the search's expanded distances: once W has settled on c features
+      that rarely light up, the projection maps hundreds of samples to
+      almost one point (COIL20 with c = 5: every pair within 1e-14 in
+      squared distance by the third iteration, differences of 1e-22), where
+      the expanded distances are rounding and the chosen neighbours changed
+      with the BLAS build, the thread count and even between two processes
+      (up to d176c49: 15 fresh processes, 15 different objectives on COIL20
+      with c = 20). The initial CAN graph uses the same distances.
+    - F when the c-th eigenvalue of ``L_S`` is tied. The eigenvalue 0 has one
+      eigenvector per connected component, and
+      :func:`ufsel.graph.laplacian_smallest` returns them in closed form (the
+      normalised component indicators). When the initial graph has q > c
+      components (COIL20's 5-NN CAN graph: 9), any c of them are a round-off
+      choice (the reference code takes MATLAB's); the first F is then the
+      average of ``F F^T`` over the null space, ``(c / q) U U^T``, through
+      the factor ``sqrt(c / q) U`` (F enters only through ``F F^T``). Later
+      F-steps with q > c are discarded by the lambda rule below (F restored).
     - One reweighting step per outer iteration for W (the reference code runs
       the inner loop to convergence each time); each step decreases the
       W-part of the objective, so the alternation stays monotone. The factor
@@ -367,8 +406,7 @@ class SOGFS(BaseSelector):
         X = center_unit_norm(densify(X, name))
         eps = np.finfo(float).eps
 
-        dist, idx = knn_graph(X, k + 1)
-        S, lambdas = can_weights(dist**2, idx, k)
+        S, lambdas = adaptive_neighbors(X, k)  # CAN's graph (exact distances, ties by index)
         r = float(np.mean(lambdas))
         alpha = r if r > 0 else 1.0
         lam = alpha
@@ -382,7 +420,7 @@ class SOGFS(BaseSelector):
         else:
             step = _w_step(self._scatter(X, L), None, self.gamma, m)
         W = step.factor
-        _, F = laplacian_smallest(L, c, random_state=rng)
+        F = _initial_f(L, c, rng)
 
         self.objective_ = []
         change = np.inf
@@ -391,8 +429,11 @@ class SOGFS(BaseSelector):
             Z = X @ W if W.shape[1] else np.zeros((n, 1))  # W W^T may vanish on X's rows
             # after a tied W-step the projected distances (those of the average Pi) tie
             # within whole groups of samples; the candidates are then the k nearest in the
-            # S-step's own cost d^x + lambda d^f, which resolves those ties by F
-            _, knn_z = knn_graph(np.hstack([Z, np.sqrt(lam) * F]) if step.tied else Z, k)
+            # S-step's own cost d^x + lambda d^f, which resolves those ties by F. Either
+            # way by distances from differences, ties to the smaller index: rounding does
+            # not choose among (nearly) coincident points
+            _, knn_z = nearest_by_exact_distance(
+                np.hstack([Z, np.sqrt(lam) * F]) if step.tied else Z, k)
             S = _s_step(Z, F, _candidates(knn_z, S), alpha, lam)
             L = _laplacian(S)
             q = _l2p_reweight_from_sq(step.weights, 1.0, eps)  # at diag(W W^T)

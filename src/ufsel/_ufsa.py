@@ -16,11 +16,12 @@ from threadpoolctl import threadpool_limits
 
 from ._iterate import report_history
 from .base import BaseSelector, NumericalError, warn_not_converged
-from .graph import can_weights, knn_among_candidates, knn_graph, two_hop_candidates
-from .linalg import l2p_norm, l2p_reweight, polar_factor, project_simplex, stiefel_quadratic
+from .graph import adaptive_neighbors, can_weights, knn_graph, two_hop_candidates
+from .graph._adaptive import _exact_sorted
+from .linalg import l2p_norm, l2p_reweight, polar_factor, stiefel_quadratic
 from .linalg._stats import column_mean_var, gram_matrix, sparse_dense_matmul
 
-__all__ = ["UFSA", "ufsa_objective", "adaptive_neighbors"]
+__all__ = ["UFSA", "ufsa_objective"]
 
 #: ``solver="auto"`` applies the d x d matrix of the W-step implicitly when
 #: d exceeds both n and this many features.
@@ -86,137 +87,6 @@ def ufsa_objective(X, W, b, F, S, lambdas, alpha, gamma, eps=1e-10):
     smooth = float(np.dot(np.broadcast_to(lambdas, sq.shape), sq))
     R = Z + b[None, :] - F
     return graph + smooth + alpha * float(np.sum(R * R)) + gamma * l2p_norm(W, 1.0, eps)
-
-
-def adaptive_neighbors(Z, n_neighbors, lambdas=None, n_candidates=None, candidates=None):
-    """The S-step (Eq. 17-19): each row ``s_i`` on the simplex, minimising
-    ``sum_j ||z_i - z_j||^2 s_ij + lambda_i s_ij^2`` (no self-loop).
-
-    With ``lambdas=None`` the per-point ``lambda_i`` is chosen by CAN's rule
-    (Nie, Wang, Huang KDD 2014, Eq. 16-17) so that exactly ``n_neighbors``
-    weights are non-zero, and returned. With given ``lambdas`` the exact
-    minimiser is the Euclidean projection of ``-q_i / (2 lambda_i)`` onto the
-    simplex (Eq. 19); its support is a set of nearest neighbours of z_i, so
-    it is computed on the m nearest candidates, with m doubled until the
-    support of every row is smaller than m (then no farther point can enter
-    it, and the restricted projection equals the projection over all n).
-
-    Parameters
-    ----------
-    Z : ndarray of shape (n, c)
-        The projected points ``W^T x_i`` as rows.
-    n_neighbors : int
-        k.
-    lambdas : ndarray of shape (n,), optional
-    n_candidates : int, optional
-        First number of candidates m (default ``3 k``); a caller that knows
-        the support sizes of the previous S-step passes a little more than
-        their maximum, which saves the k-NN searches of the doubling.
-    candidates : ndarray of shape (n, m'), optional
-        Restrict row i to these points (-1 = padding), e.g. the two-hop
-        neighbourhood of the current graph
-        (:func:`ufsel.graph.two_hop_candidates`). Each row is then the exact
-        minimiser over its candidates (entries outside get 0), which does
-        not increase the objective whenever the candidates contain the
-        row's current support. None searches all n points (exact).
-
-    Returns
-    -------
-    S : scipy.sparse.csr_matrix of shape (n, n)
-    lambdas : ndarray of shape (n,)
-    """
-    n = Z.shape[0]
-    k = n_neighbors
-    # Brute force is several times faster than a k-d tree on the clustered
-    # low-dimensional projections met here, up to moderate n.
-    algorithm = "brute" if n <= 20000 else "auto"
-    if candidates is not None and np.sum(candidates >= 0, axis=1).min() < k + 1:
-        candidates = None  # some row has too few candidates: exact search
-
-    def search(m):
-        # The searches rank by distances that may carry rounding (the brute-force
-        # search expands ||a - b||^2 = ||a||^2 - 2 a.b + ||b||^2); the chosen
-        # candidates' squared distances are recomputed from differences and
-        # ordered by (distance, index), so that ties and rounding in the
-        # search do not reach S.
-        if candidates is None:
-            _, ind = knn_graph(Z, m, algorithm=algorithm)
-        else:
-            _, ind = knn_among_candidates(Z, candidates, m)
-        return _exact_sorted(Z, ind)
-
-    if lambdas is None:
-        # k + 1 nearest by exact distance, from a slightly larger search.
-        d2, ind = search(min(k + 3, n - 1 if candidates is None else candidates.shape[1]))
-        S, lambdas = can_weights(d2[:, :k + 1], ind[:, :k + 1], k)
-        pos = lambdas[lambdas > 0]
-        floor = 1e-12 * (pos.mean() if pos.size else 1.0)
-        return S, np.maximum(lambdas, floor if pos.size else 1.0)
-    width = n - 1 if candidates is None else candidates.shape[1]
-    # Over candidates, all of them at once (their distances cost one pass), with no
-    # search among them and no sort: the simplex projection sorts each row itself and
-    # its result does not depend on the order of the entries.
-    m = width if candidates is not None else min(width, max(3 * k, k + 10, n_candidates or 0))
-    while True:
-        d2, ind = (_exact_d2(Z, candidates), candidates) if candidates is not None else search(m)
-        V = -d2 / (2.0 * lambdas[:, None])
-        pad = ind < 0
-        if pad.any():
-            # Padding: more than 1 below the row's largest entry, which keeps it out
-            # of the support of the projection (the threshold exceeds max(v) - 1).
-            top = np.max(np.where(pad, -np.inf, V), axis=1)
-            V = np.where(pad, top[:, None] - 2.0, V)
-            ind = np.where(pad, np.arange(n)[:, None], ind)
-        P = project_simplex(V)
-        P[pad] = 0.0
-        support = np.count_nonzero(P, axis=1)
-        if m >= width or support.max() < m:
-            break
-        m = min(width, 2 * m)
-    rows = np.repeat(np.arange(n), m)
-    S = sparse.csr_matrix((P.ravel(), (rows, ind.ravel())), shape=(n, n))
-    S.eliminate_zeros()
-    S.sort_indices()  # one storage order (and summation order) whatever the candidates' order
-    return S, lambdas
-
-
-def _exact_sorted(Z, ind, chunk_size=4096):
-    """Squared distances ``||z_i - z_j||^2`` for the candidates ``j = ind[i]`` (-1 =
-    padding, distance inf), computed from differences, each row sorted by
-    (distance, index)."""
-    n = ind.shape[0]
-    d2 = _exact_d2(Z, ind, chunk_size)
-    pad = ind < 0
-    order = np.lexsort((np.where(pad, n, ind), d2), axis=-1)
-    return np.take_along_axis(d2, order, axis=1), np.take_along_axis(ind, order, axis=1)
-
-
-def _exact_d2(Z, ind, chunk_size=4096):
-    """:func:`_exact_sorted`'s distances, in the order of ``ind`` (each pair's value does
-    not depend on its position)."""
-    n, m = ind.shape
-    pad = ind < 0
-    safe = np.where(pad, np.arange(n)[:, None], ind)
-    if sparse.issparse(Z):
-        # Sparse rows: ||a||^2 + ||b||^2 - 2 a.b pair by pair (no dense difference).
-        Z = sparse.csr_matrix(Z)
-        sq = np.asarray(Z.multiply(Z).sum(axis=1)).ravel()
-        d2 = np.empty((n, m))
-        for start in range(0, n, chunk_size):
-            sl = slice(start, min(start + chunk_size, n))
-            rows = np.repeat(np.arange(sl.start, sl.stop), m)
-            cols = safe[sl].ravel()
-            dots = np.asarray(Z[rows].multiply(Z[cols]).sum(axis=1)).ravel()
-            d2[sl] = np.maximum(sq[rows] + sq[cols] - 2.0 * dots, 0.0).reshape(-1, m)
-    else:
-        d2 = np.empty((n, m))
-        chunk_size = max(1, min(chunk_size, 2**24 // max(m * Z.shape[1], 1)))
-        for start in range(0, n, chunk_size):
-            sl = slice(start, min(start + chunk_size, n))
-            diff = Z[safe[sl]] - Z[sl][:, None, :]
-            d2[sl] = np.einsum("ijk,ijk->ij", diff, diff)
-    d2[pad] = np.inf
-    return d2
 
 
 #: Power iterations and safety factor of the W-step's shift.
@@ -358,7 +228,7 @@ class UFSA(BaseSelector):
        over the box.
     5. S-step: each row is the Euclidean projection of ``-q_i / (2 lambda_i)``
        onto the simplex, ``q_ij = ||W^T x_i - W^T x_j||^2`` (Eq. 19),
-       :func:`adaptive_neighbors`.
+       :func:`ufsel.graph.adaptive_neighbors`.
 
     Interpretations (the paper is unclear or inconsistent):
 

@@ -1,6 +1,6 @@
 """Graph building blocks: sparse k-NN affinities, Laplacians, spectral embedding, local-learning graphs."""
 
-from ._adaptive import can_weights
+from ._adaptive import adaptive_neighbors, can_weights, nearest_by_exact_distance
 from ._knn import (
     ANN_BACKENDS,
     APPROX_NEIGHBORS_MIN_SAMPLES,
@@ -43,6 +43,7 @@ __all__ = [
     "EIGEN_SOLVERS",
     "NEIGHBORS_ALGORITHMS",
     "resolve_neighbors_algorithm",
+    "adaptive_neighbors",
     "can_weights",
     "canonical_embedding",
     "determined_spectral_embedding",
@@ -54,6 +55,7 @@ __all__ = [
     "knn_graph",
     "laplacian_smallest",
     "lle_weights",
+    "nearest_by_exact_distance",
     "local_centered_kernels",
     "local_discriminative_laplacian",
     "local_kernel_regression_weights",

@@ -5,7 +5,10 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-__all__ = ["can_weights"]
+from ..linalg import project_simplex
+from ._knn import knn_among_candidates, knn_graph, resolve_neighbors_algorithm
+
+__all__ = ["adaptive_neighbors", "can_weights", "nearest_by_exact_distance"]
 
 
 def can_weights(dist_sq, indices, n_neighbors, n_samples=None):
@@ -54,3 +57,209 @@ def can_weights(dist_sq, indices, n_neighbors, n_samples=None):
     S = sparse.csr_matrix((vals.ravel(), (rows, indices[:, :k].ravel())),
                           shape=(n, n_samples or n))
     return S, denom / 2.0
+
+
+def adaptive_neighbors(Z, n_neighbors, lambdas=None, n_candidates=None, candidates=None):
+    """Adaptive neighbours: each row ``s_i`` on the simplex, minimising
+    ``sum_j ||z_i - z_j||^2 s_ij + lambda_i s_ij^2`` (no self-loop).
+
+    The S-step of UFSA (Eq. 17-19) and of SOGFS (with ``z_i = [W^T x_i,
+    sqrt(lambda) f_i]``, whose squared distances are SOGFS's
+    ``d^x_ij + lambda d^f_ij``, and ``lambda_i = alpha``).
+
+    With ``lambdas=None`` the per-point ``lambda_i`` is chosen by CAN's rule
+    (Nie, Wang, Huang KDD 2014, Eq. 16-17) so that exactly ``n_neighbors``
+    weights are non-zero, and returned. With given ``lambdas`` the exact
+    minimiser is the Euclidean projection of ``-q_i / (2 lambda_i)`` onto the
+    simplex (Eq. 19); its support is a set of nearest neighbours of z_i, so
+    it is computed on the m nearest candidates, with m doubled until the
+    support of every row is smaller than m (then no farther point can enter
+    it, and the restricted projection equals the projection over all n).
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n, c)
+        The projected points ``W^T x_i`` as rows.
+    n_neighbors : int
+        k.
+    lambdas : ndarray of shape (n,), optional
+    n_candidates : int, optional
+        First number of candidates m (default ``3 k``); a caller that knows
+        the support sizes of the previous S-step passes a little more than
+        their maximum, which saves the k-NN searches of the doubling.
+    candidates : ndarray of shape (n, m'), optional
+        Restrict row i to these points (-1 = padding), e.g. the two-hop
+        neighbourhood of the current graph
+        (:func:`ufsel.graph.two_hop_candidates`). Each row is then the exact
+        minimiser over its candidates (entries outside get 0), which does
+        not increase the objective whenever the candidates contain the
+        row's current support. None searches all n points (exact).
+
+    Returns
+    -------
+    S : scipy.sparse.csr_matrix of shape (n, n)
+    lambdas : ndarray of shape (n,)
+    """
+    n = Z.shape[0]
+    k = n_neighbors
+    # Brute force is several times faster than a k-d tree on the clustered
+    # low-dimensional projections met here, up to moderate n.
+    algorithm = "brute" if n <= 20000 else "auto"
+    if candidates is not None and np.sum(candidates >= 0, axis=1).min() < k + 1:
+        candidates = None  # some row has too few candidates: exact search
+
+    def search(m):
+        # The m nearest by squared distances from differences, ties to the smaller
+        # index, whatever the rounding of the search (nearest_by_exact_distance)
+        if candidates is None:
+            return nearest_by_exact_distance(Z, m, algorithm=algorithm)
+        _, ind = knn_among_candidates(Z, candidates, m)
+        return _exact_sorted(Z, ind)
+
+    if lambdas is None:
+        # k + 1 nearest by exact distance, from a slightly larger search.
+        d2, ind = search(min(k + 3, n - 1 if candidates is None else candidates.shape[1]))
+        S, lambdas = can_weights(d2[:, :k + 1], ind[:, :k + 1], k)
+        pos = lambdas[lambdas > 0]
+        floor = 1e-12 * (pos.mean() if pos.size else 1.0)
+        return S, np.maximum(lambdas, floor if pos.size else 1.0)
+    width = n - 1 if candidates is None else candidates.shape[1]
+    # Over candidates, all of them at once (their distances cost one pass), with no
+    # search among them and no sort: the simplex projection sorts each row itself and
+    # its result does not depend on the order of the entries.
+    m = width if candidates is not None else min(width, max(3 * k, k + 10, n_candidates or 0))
+    while True:
+        d2, ind = (_exact_d2(Z, candidates), candidates) if candidates is not None else search(m)
+        V = -d2 / (2.0 * lambdas[:, None])
+        pad = ind < 0
+        if pad.any():
+            # Padding: more than 1 below the row's largest entry, which keeps it out
+            # of the support of the projection (the threshold exceeds max(v) - 1).
+            top = np.max(np.where(pad, -np.inf, V), axis=1)
+            V = np.where(pad, top[:, None] - 2.0, V)
+            ind = np.where(pad, np.arange(n)[:, None], ind)
+        P = project_simplex(V)
+        P[pad] = 0.0
+        support = np.count_nonzero(P, axis=1)
+        if m >= width or support.max() < m:
+            break
+        m = min(width, 2 * m)
+    rows = np.repeat(np.arange(n), m)
+    S = sparse.csr_matrix((P.ravel(), (rows, ind.ravel())), shape=(n, n))
+    S.eliminate_zeros()
+    S.sort_indices()  # one storage order (and summation order) whatever the candidates' order
+    return S, lambdas
+
+
+def nearest_by_exact_distance(Z, n_neighbors, *, algorithm="auto", n_extra=3):
+    """Each point's ``n_neighbors`` nearest others by the squared distance computed from
+    differences, ties to the smaller index: a deterministic function of the points.
+
+    A search ranks by distances with rounding (scikit-learn's brute force
+    expands ``||a - b||^2 = ||a||^2 - 2 a.b + ||b||^2``, whose error is about
+    ``eps (||a||^2 + ||b||^2)``, far above the distance itself for nearly
+    coincident points). So the search returns ``n_neighbors + n_extra``
+    candidates, their distances are recomputed from differences and sorted
+    by (distance, index), and a row is accepted when its ``n_neighbors``-th
+    recomputed distance lies below the search's last distance minus the
+    bound on the search's rounding: every point the search left out is then
+    farther. Rows that fail (groups of nearly coincident points, e.g. a
+    projection that maps many samples to almost the same point) get their
+    distances to every point, from differences (O(n p) each). Without this, which members of
+    such a group a row keeps was decided by rounding, and differed between
+    processes (the BLAS kernels' summation order depends on memory
+    alignment). An approximate search (:func:`resolve_neighbors_algorithm`)
+    is not checked: its candidates are re-sorted only.
+
+    Parameters
+    ----------
+    Z : ndarray or sparse matrix of shape (n, p)
+    n_neighbors : int
+    algorithm : str
+        As in :func:`knn_graph`.
+    n_extra : int
+        Candidates searched beyond ``n_neighbors`` at first.
+
+    Returns
+    -------
+    d2, indices : ndarrays of shape (n, n_neighbors)
+        Squared distances (ascending) and indices.
+    """
+    n = Z.shape[0]
+    k = int(n_neighbors)
+    m = min(k + n_extra, n - 1)
+    dist, ind = knn_graph(Z, m, algorithm=algorithm)
+    d2, ind = _exact_sorted(Z, ind)
+    if m >= n - 1 or sparse.issparse(Z) or resolve_neighbors_algorithm(algorithm, Z) != "exact":
+        return d2[:, :k], ind[:, :k]
+    sq = np.einsum("ij,ij->i", Z, Z)
+    # The search's squared distances are within (p + 4) eps (|a|^2 + |b|^2) of
+    # the exact ones (a dot product of length p and two additions), doubled for
+    # safety; the recomputed ones within (p + 2) eps of their own size.
+    eps = np.finfo(np.float64).eps
+    bound = 2.0 * (Z.shape[1] + 4) * eps * (sq + sq.max())
+    pending = np.flatnonzero(d2[:, k - 1] * (1.0 + 4 * Z.shape[1] * eps) >= dist[:, -1] ** 2 - bound)
+    # those rows: distances to every point, from differences (chunks of about 2^24 numbers)
+    chunk = max(1, 2**24 // max(n * Z.shape[1], 1))
+    for start in range(0, pending.size, chunk):
+        rows = pending[start:start + chunk]
+        diff = Z[None, :, :] - Z[rows][:, None, :]
+        full = np.einsum("ijk,ijk->ij", diff, diff)
+        full[np.arange(rows.size), rows] = np.inf  # not itself (its duplicates stay)
+        d2[rows, :k], ind[rows, :k] = _smallest_by_value_then_index(full, k)
+    return d2[:, :k], ind[:, :k]
+
+
+def _smallest_by_value_then_index(D, k):
+    """The k smallest entries of each row of D, ordered by (value, column index)."""
+    kth = np.partition(D, k - 1, axis=1)[:, k - 1:k]
+    below = D <= kth
+    counts = below.sum(axis=1)
+    ind = np.empty((D.shape[0], k), dtype=np.intp)
+    simple = counts == k  # no tie across the k-th value: these k are the set
+    if simple.any():
+        ind[simple] = np.nonzero(below[simple])[1].reshape(-1, k)
+    if not simple.all():
+        ind[~simple] = np.argsort(D[~simple], axis=1, kind="stable")[:, :k]
+    vals = np.take_along_axis(D, ind, axis=1)
+    order = np.lexsort((ind, vals), axis=-1)
+    return np.take_along_axis(vals, order, axis=1), np.take_along_axis(ind, order, axis=1)
+
+
+def _exact_sorted(Z, ind, chunk_size=4096):
+    """Squared distances ``||z_i - z_j||^2`` for the candidates ``j = ind[i]`` (-1 =
+    padding, distance inf), computed from differences, each row sorted by
+    (distance, index)."""
+    n = ind.shape[0]
+    d2 = _exact_d2(Z, ind, chunk_size)
+    pad = ind < 0
+    order = np.lexsort((np.where(pad, n, ind), d2), axis=-1)
+    return np.take_along_axis(d2, order, axis=1), np.take_along_axis(ind, order, axis=1)
+
+
+def _exact_d2(Z, ind, chunk_size=4096):
+    """:func:`_exact_sorted`'s distances, in the order of ``ind`` (each pair's value does
+    not depend on its position)."""
+    n, m = ind.shape
+    pad = ind < 0
+    safe = np.where(pad, np.arange(n)[:, None], ind)
+    if sparse.issparse(Z):
+        # Sparse rows: ||a||^2 + ||b||^2 - 2 a.b pair by pair (no dense difference).
+        Z = sparse.csr_matrix(Z)
+        sq = np.asarray(Z.multiply(Z).sum(axis=1)).ravel()
+        d2 = np.empty((n, m))
+        for start in range(0, n, chunk_size):
+            sl = slice(start, min(start + chunk_size, n))
+            rows = np.repeat(np.arange(sl.start, sl.stop), m)
+            cols = safe[sl].ravel()
+            dots = np.asarray(Z[rows].multiply(Z[cols]).sum(axis=1)).ravel()
+            d2[sl] = np.maximum(sq[rows] + sq[cols] - 2.0 * dots, 0.0).reshape(-1, m)
+    else:
+        d2 = np.empty((n, m))
+        chunk_size = max(1, min(chunk_size, 2**24 // max(m * Z.shape[1], 1)))
+        for start in range(0, n, chunk_size):
+            sl = slice(start, min(start + chunk_size, n))
+            diff = Z[safe[sl]] - Z[sl][:, None, :]
+            d2[sl] = np.einsum("ijk,ijk->ij", diff, diff)
+    d2[pad] = np.inf
+    return d2

@@ -181,15 +181,29 @@ def _spectral_embedding(W, n_components, drop_first, eigen_solver, random_state,
 
 
 def laplacian_smallest(L, k, *, random_state=None):
-    """The ``k`` smallest eigenpairs of a sparse PSD Laplacian ``L``.
+    """The ``k`` smallest eigenpairs of a sparse PSD graph Laplacian ``L = D - W``.
 
-    Dense LAPACK for ``n <= 200``; above, ARPACK in shift-invert mode around
-    a small negative shift (``L - sigma I`` is positive definite, so its
-    sparse LU is stable), which resolves the clustered eigenvalues near 0 of
-    a graph with several (near-)components in a few iterations instead of
-    the thousands plain ``which="SA"`` needs (COIL20's 1440-node CAN graph,
-    21 eigenpairs: 0.2 s against 9 s for dense LAPACK on a loaded machine).
-    Should ARPACK fail, dense LAPACK up to ``DENSE_SMALLEST_MAX`` (4096) nodes,
+    The eigenvalue 0 has one eigenvector per connected component of the graph
+    (its indicator), and an eigensolver returns an arbitrary, round-off
+    dependent basis of a repeated eigenvalue; a Krylov method (ARPACK) also
+    finds the copies of a repeated eigenvalue only through rounding, slowly
+    and erratically (COIL20's 5-NN CAN graph, 9 components, 5 eigenpairs:
+    between 0.3 s and 13 s depending on the last bits of the weights). So
+    the graph is split into its components (:func:`scipy.sparse.csgraph.connected_components`,
+    exact): the null space is returned in closed form, the normalised
+    indicators ``1_C / sqrt(|C|)`` with eigenvalue exactly 0, in the order of
+    the components' smallest node, and the smallest non-zero eigenpairs come
+    from each component's own Laplacian (whose zero eigenvalue is simple),
+    merged in ascending order. When ``k`` is below the number of components,
+    the first ``k`` indicators are returned: a choice among tied eigenvectors
+    that the caller must treat as such (SOGFS averages over them).
+
+    A connected graph (or component): dense LAPACK for ``n <= 200``; above,
+    ARPACK in shift-invert mode around a small negative shift (``L - sigma
+    I`` is positive definite, so its sparse LU is stable), which resolves the
+    clustered eigenvalues near 0 of a graph with near-components in a few
+    iterations instead of the thousands plain ``which="SA"`` needs. Should
+    ARPACK fail, dense LAPACK up to ``DENSE_SMALLEST_MAX`` (4096) nodes,
     above it ARPACK again with a Krylov space of at least 4 k + 1 vectors.
 
     Returns
@@ -197,6 +211,38 @@ def laplacian_smallest(L, k, *, random_state=None):
     w : ndarray of shape (k,), ascending
     V : ndarray of shape (n, k)
     """
+    L = sparse.csr_matrix(L, copy=True)
+    L.eliminate_zeros()  # stored zeros are no edges
+    n = L.shape[0]
+    q, labels = csgraph.connected_components(L, directed=False)
+    if q == 1:
+        return _connected_laplacian_smallest(L, k, random_state)
+    sizes = np.bincount(labels, minlength=q)
+    null = np.zeros((n, q))
+    null[np.arange(n), labels] = 1.0 / np.sqrt(sizes[labels])
+    if k <= q:
+        return np.zeros(k), null[:, :k]
+    rng = check_random_state(random_state)
+    found = []  # (eigenvalue, component, vector on the component)
+    for comp in range(q):
+        nodes = np.flatnonzero(labels == comp)
+        want = min(k - q + 1, nodes.size)
+        if want < 2:
+            continue
+        w, V = _connected_laplacian_smallest(L[nodes][:, nodes], want, rng)
+        found += [(w[j], comp, nodes, V[:, j]) for j in range(1, want)]  # not its zero
+    found.sort(key=lambda t: (t[0], t[1]))
+    extra = found[:k - q]
+    V = np.zeros((n, k))
+    V[:, :q] = null
+    for j, (_, _, nodes, v) in enumerate(extra):
+        V[nodes, q + j] = v
+    w = np.concatenate([np.zeros(q), [t[0] for t in extra]])
+    return w, V
+
+
+def _connected_laplacian_smallest(L, k, random_state):
+    """:func:`laplacian_smallest` on a connected graph (one zero eigenvalue)."""
     n = L.shape[0]
     if n <= _DENSE_LAPLACIAN_MAX or k >= n - 1:
         return partial_eigh(L, k, which="smallest", method="dense")

@@ -5,7 +5,7 @@ import pytest
 from scipy import optimize
 from scipy.sparse import linalg as splinalg
 
-from ufsel._ufsa import adaptive_neighbors
+from ufsel.graph import adaptive_neighbors
 from ufsel.linalg import (
     partial_eigh,
     polar_factor,

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from scipy import sparse
+from scipy.sparse import csgraph
 
 from ufsel import SOGFS
 from ufsel._sogfs import _candidates, _s_step, sogfs_objective
@@ -94,3 +95,83 @@ def test_laplacian_smallest_falls_back_when_arpack_fails(monkeypatch):
     wd, _ = partial_eigh(L, 6, method="dense")
     np.testing.assert_allclose(w, wd, atol=1e-9)
     np.testing.assert_allclose(np.linalg.norm(L @ V - V * w, axis=0), 0, atol=1e-8)
+
+
+def _disconnected_laplacian(sizes, seed=0):
+    """Laplacian of a graph made of random connected pieces (a path plus random edges),
+    the pieces' nodes interleaved so that components are not index blocks."""
+    rng = np.random.default_rng(seed)
+    n = sum(sizes)
+    perm = rng.permutation(n)
+    rows, cols, start = [], [], 0
+    for size in sizes:
+        nodes = perm[start:start + size]
+        start += size
+        rows += list(nodes[:-1]) + list(rng.choice(nodes, size))
+        cols += list(nodes[1:]) + list(rng.choice(nodes, size))
+    A = sparse.coo_matrix((rng.uniform(0.5, 1.5, len(rows)), (rows, cols)), shape=(n, n))
+    A = (A + A.T).tocsr()
+    A.setdiag(0)
+    A.eliminate_zeros()
+    return graph_laplacian(A), perm, sizes
+
+
+def test_laplacian_smallest_on_a_disconnected_graph_is_exact_and_canonical():
+    """Eigenvalue 0 once per component: its eigenvectors are the normalised component
+    indicators (exact zeros, in the order of the components' smallest node), the
+    non-zero eigenpairs are those of the dense decomposition. One component of 260
+    nodes takes the ARPACK path, the others the dense one."""
+    L, perm, sizes = _disconnected_laplacian([30, 260, 45])
+    n = L.shape[0]
+    _, labels = csgraph.connected_components(L, directed=False)
+    indicators = np.zeros((n, 3))
+    indicators[np.arange(n), labels] = 1.0 / np.sqrt(np.bincount(labels)[labels])
+    w, V = laplacian_smallest(L, 2, random_state=0)
+    assert np.array_equal(w, [0.0, 0.0]) and np.array_equal(V, indicators[:, :2])
+    w, V = laplacian_smallest(L, 7, random_state=0)
+    wd, Vd = np.linalg.eigh(L.toarray())
+    np.testing.assert_array_equal(w[:3], 0.0)
+    np.testing.assert_array_equal(V[:, :3], indicators)
+    np.testing.assert_allclose(w[3:], wd[3:7], rtol=1e-9)
+    assert wd[7] - wd[6] > 1e-3  # no tie at the cut: the subspace is determined
+    np.testing.assert_allclose(V @ V.T, Vd[:, :7] @ Vd[:, :7].T, atol=1e-9)
+    np.testing.assert_allclose(V.T @ V, np.eye(7), atol=1e-12)
+
+
+def test_sogfs_initial_f_averages_over_the_extra_components():
+    """With q > c components, any c null vectors are a round-off choice: the first F
+    stands for the average projector (c / q) U U^T, U the normalised indicators."""
+    from ufsel._sogfs import _initial_f
+
+    L, _, _ = _disconnected_laplacian([30, 40, 45, 25])
+    _, labels = csgraph.connected_components(L, directed=False)
+    U = np.zeros((L.shape[0], 4))
+    U[np.arange(L.shape[0]), labels] = 1.0 / np.sqrt(np.bincount(labels)[labels])
+    F = _initial_f(L, 2, 0)
+    np.testing.assert_allclose(F @ F.T, 0.5 * U @ U.T, atol=1e-15)
+    F = _initial_f(L, 5, 0)  # q <= c: the c smallest eigenvectors
+    wd, Vd = np.linalg.eigh(L.toarray())
+    np.testing.assert_allclose(F @ F.T, Vd[:, :5] @ Vd[:, :5].T, atol=1e-9)
+
+
+def test_sogfs_candidates_do_not_follow_rounding_among_nearly_coincident_points():
+    """A projection that maps a group of samples to almost one point (spread 1e-11 at
+    distance 1 from the origin): the search's expanded distances are rounding there, but
+    the S-step's candidates are the true nearest (distances from differences, as a full
+    computation gives them), and reversing the order of the points gives the same sets."""
+    from ufsel.graph import knn_graph, nearest_by_exact_distance
+
+    rng = np.random.default_rng(0)
+    Z = np.vstack([1.0 + 1e-11 * rng.standard_normal((60, 3)), rng.standard_normal((40, 3))])
+    diff = Z[:, None, :] - Z[None, :, :]
+    D = np.einsum("ijk,ijk->ij", diff, diff)
+    np.fill_diagonal(D, np.inf)
+    expected = np.argsort(D, axis=1, kind="stable")[:, :5]
+    d2, ind = nearest_by_exact_distance(Z, 5, algorithm="brute")
+    assert np.array_equal(ind, expected)
+    np.testing.assert_array_equal(d2, np.take_along_axis(D, expected, axis=1))
+    _, searched = knn_graph(Z, 5, algorithm="brute")
+    assert not all(set(a) == set(b) for a, b in zip(searched[:60], expected[:60]))
+    rev = np.arange(100)[::-1]
+    _, ind_rev = nearest_by_exact_distance(Z[rev], 5, algorithm="brute")
+    assert all(set(rev[ind_rev[rev[i]]]) == set(expected[i]) for i in range(100))
