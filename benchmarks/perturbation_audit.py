@@ -17,7 +17,11 @@ about 1e-11; a large change means the result follows round-off:
 With ``--fresh-process`` the second fit is of the same, unperturbed X in a fresh Python
 process (same environment and BLAS settings) instead: a result that differs then follows
 the process's round-off (for example the memory alignment that the summation order of
-some BLAS kernels depends on), which no perturbation within one process shows.
+some BLAS kernels depends on), which no perturbation within one process shows. With
+``--env NAME=VALUE ...`` as well, the fresh process runs with those environment variables
+set (e.g. ``OMP_NUM_THREADS=2`` or ``OPENBLAS_CORETYPE=Sandybridge``: another thread count or
+BLAS kernel); a repeatable result may still differ there in the last bits, but should keep
+its selection.
 
 Without ``UFSEL_DATA`` it prints one line and exits 0.
 """
@@ -61,12 +65,13 @@ def _fit(key, m, X, n_clusters=None):
     return np.asarray(est.scores_, float), set(np.flatnonzero(est.get_support()))
 
 
-def _fit_in_fresh_process(ds, key, m, n_clusters):
+def _fit_in_fresh_process(ds, key, m, n_clusters, env=()):
+    environ = dict(os.environ, **dict(item.split("=", 1) for item in env))
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "fit.npz")
         extra = [] if n_clusters is None else ["--n-clusters", str(n_clusters)]
         subprocess.run([sys.executable, os.path.abspath(__file__), "--child", ds, key, out,
-                        "--n-features", str(m), *extra], check=True)
+                        "--n-features", str(m), *extra], check=True, env=environ)
         saved = np.load(out)
         return saved["scores"], set(saved["support"].tolist())
 
@@ -81,6 +86,8 @@ def main(argv=None):
                    help="n_clusters for the selectors that take it (default: their own)")
     p.add_argument("--fresh-process", action="store_true",
                    help="compare with the same fit in a fresh process, not with a perturbed X")
+    p.add_argument("--env", nargs="*", default=[], metavar="NAME=VALUE",
+                   help="with --fresh-process: environment variables of the fresh process")
     p.add_argument("--child", nargs=3, metavar=("DATASET", "METHOD", "OUT"),
                    help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -96,7 +103,11 @@ def main(argv=None):
     from ufsel._registry import SELECTORS
 
     names = args.methods or sorted(SELECTORS)
-    other = "a fresh process" if args.fresh_process else "perturbed X"
+    if any("=" not in item for item in args.env):
+        p.error("--env takes NAME=VALUE items")
+    other = "perturbed X"
+    if args.fresh_process:
+        other = "a fresh process" + (f" ({' '.join(args.env)})" if args.env else "")
     print(f"| data set | method | top-{m} overlap with {other} | max score change / max score "
           "| fit s |")
     print("|---|---|---|---|---|")
@@ -109,7 +120,7 @@ def main(argv=None):
             t = time.perf_counter()
             try:
                 sa, ta = _fit(key, m, X, args.n_clusters)
-                sb, tb = (_fit_in_fresh_process(ds, key, m, args.n_clusters)
+                sb, tb = (_fit_in_fresh_process(ds, key, m, args.n_clusters, args.env)
                           if args.fresh_process else _fit(key, m, Xp, args.n_clusters))
             except Exception as exc:  # noqa: BLE001 - report and go on
                 print(f"| {ds} | {key} | error: {type(exc).__name__} | | |", flush=True)
