@@ -187,6 +187,8 @@ def nearest_by_exact_distance(Z, n_neighbors, *, algorithm="auto", n_extra=3):
     """
     n = Z.shape[0]
     k = int(n_neighbors)
+    if not 1 <= k <= n - 1:
+        raise ValueError(f"n_neighbors must be in [1, n_samples - 1] = [1, {n - 1}], got {k}.")
     m = min(k + n_extra, n - 1)
     dist, ind = knn_graph(Z, m, algorithm=algorithm)
     d2, ind = _exact_sorted(Z, ind)

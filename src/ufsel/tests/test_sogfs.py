@@ -175,3 +175,13 @@ def test_sogfs_candidates_do_not_follow_rounding_among_nearly_coincident_points(
     rev = np.arange(100)[::-1]
     _, ind_rev = nearest_by_exact_distance(Z[rev], 5, algorithm="brute")
     assert all(set(rev[ind_rev[rev[i]]]) == set(expected[i]) for i in range(100))
+
+
+def test_nearest_by_exact_distance_refuses_an_impossible_count():
+    from ufsel.graph import nearest_by_exact_distance
+
+    Z = np.random.default_rng(0).standard_normal((6, 2))
+    for k in (0, 6):
+        with pytest.raises(ValueError, match=r"n_neighbors must be in \[1, n_samples - 1\]"):
+            nearest_by_exact_distance(Z, k)
+    assert nearest_by_exact_distance(Z, 5)[1].shape == (6, 5)
