@@ -6,7 +6,7 @@ import numpy as np
 from scipy import sparse
 
 from ..linalg import project_simplex
-from ._knn import knn_among_candidates, knn_graph, resolve_neighbors_algorithm
+from ._knn import _exact_d2, knn_among_candidates, knn_graph, resolve_neighbors_algorithm
 
 __all__ = ["adaptive_neighbors", "can_weights", "nearest_by_exact_distance"]
 
@@ -237,31 +237,3 @@ def _exact_sorted(Z, ind, chunk_size=4096):
     pad = ind < 0
     order = np.lexsort((np.where(pad, n, ind), d2), axis=-1)
     return np.take_along_axis(d2, order, axis=1), np.take_along_axis(ind, order, axis=1)
-
-
-def _exact_d2(Z, ind, chunk_size=4096):
-    """:func:`_exact_sorted`'s distances, in the order of ``ind`` (each pair's value does
-    not depend on its position)."""
-    n, m = ind.shape
-    pad = ind < 0
-    safe = np.where(pad, np.arange(n)[:, None], ind)
-    if sparse.issparse(Z):
-        # Sparse rows: ||a||^2 + ||b||^2 - 2 a.b pair by pair (no dense difference).
-        Z = sparse.csr_matrix(Z)
-        sq = np.asarray(Z.multiply(Z).sum(axis=1)).ravel()
-        d2 = np.empty((n, m))
-        for start in range(0, n, chunk_size):
-            sl = slice(start, min(start + chunk_size, n))
-            rows = np.repeat(np.arange(sl.start, sl.stop), m)
-            cols = safe[sl].ravel()
-            dots = np.asarray(Z[rows].multiply(Z[cols]).sum(axis=1)).ravel()
-            d2[sl] = np.maximum(sq[rows] + sq[cols] - 2.0 * dots, 0.0).reshape(-1, m)
-    else:
-        d2 = np.empty((n, m))
-        chunk_size = max(1, min(chunk_size, 2**24 // max(m * Z.shape[1], 1)))
-        for start in range(0, n, chunk_size):
-            sl = slice(start, min(start + chunk_size, n))
-            diff = Z[safe[sl]] - Z[sl][:, None, :]
-            d2[sl] = np.einsum("ijk,ijk->ij", diff, diff)
-    d2[pad] = np.inf
-    return d2

@@ -420,7 +420,7 @@ def _knn_hnsw(X, n_neighbors, metric, n_jobs, init_indices=None):
     finally:
         faiss.omp_set_num_threads(threads)
     ind = ind.astype(np.intp)
-    dist = _exact_pair_distances(Xf, ind)
+    dist = np.sqrt(_exact_d2(Xf, ind))
     order = np.argsort(dist, axis=1, kind="stable")
     dist, ind = np.take_along_axis(dist, order, axis=1), np.take_along_axis(ind, order, axis=1)
     dist, ind = _drop_self(dist, ind)
@@ -441,15 +441,33 @@ def _knn_hnsw(X, n_neighbors, metric, n_jobs, init_indices=None):
     return dist, ind
 
 
-def _exact_pair_distances(X, ind, chunk_size=4096):
-    """Euclidean distances ``||x_i - x_ind[i, j]||`` in float64 (inf where ind < 0)."""
-    out = np.full(ind.shape, np.inf)
-    for start in range(0, ind.shape[0], chunk_size):
-        sl = slice(start, min(start + chunk_size, ind.shape[0]))
-        c = ind[sl]
-        diff = X[np.where(c >= 0, c, 0)] - X[sl][:, None, :]
-        out[sl] = np.where(c >= 0, np.sqrt(np.einsum("ijk,ijk->ij", diff, diff)), np.inf)
-    return out
+def _exact_d2(Z, ind, chunk_size=4096):
+    """Squared distances ``||z_i - z_ind[i, j]||^2`` in float64 (inf where ind < 0), from
+    differences for dense Z (each pair's value does not depend on its position or on the
+    chunking)."""
+    n, m = ind.shape
+    pad = ind < 0
+    safe = np.where(pad, np.arange(n)[:, None], ind)
+    if sparse.issparse(Z):
+        # Sparse rows: ||a||^2 + ||b||^2 - 2 a.b pair by pair (no dense difference).
+        Z = sparse.csr_matrix(Z)
+        sq = np.asarray(Z.multiply(Z).sum(axis=1)).ravel()
+        d2 = np.empty((n, m))
+        for start in range(0, n, chunk_size):
+            sl = slice(start, min(start + chunk_size, n))
+            rows = np.repeat(np.arange(sl.start, sl.stop), m)
+            cols = safe[sl].ravel()
+            dots = np.asarray(Z[rows].multiply(Z[cols]).sum(axis=1)).ravel()
+            d2[sl] = np.maximum(sq[rows] + sq[cols] - 2.0 * dots, 0.0).reshape(-1, m)
+    else:
+        d2 = np.empty((n, m))
+        chunk_size = max(1, min(chunk_size, 2**24 // max(m * Z.shape[1], 1)))
+        for start in range(0, n, chunk_size):
+            sl = slice(start, min(start + chunk_size, n))
+            diff = Z[safe[sl]] - Z[sl][:, None, :]
+            d2[sl] = np.einsum("ijk,ijk->ij", diff, diff)
+    d2[pad] = np.inf
+    return d2
 
 
 def _knn_nndescent(X, n_neighbors, metric, n_jobs, random_state, init_indices=None):
