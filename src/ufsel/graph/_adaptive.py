@@ -6,7 +6,13 @@ import numpy as np
 from scipy import sparse
 
 from ..linalg import project_simplex
-from ._knn import _exact_d2, knn_among_candidates, knn_graph, resolve_neighbors_algorithm
+from ._knn import (
+    _exact_d2,
+    _knn_from_distances,
+    knn_among_candidates,
+    knn_graph,
+    resolve_neighbors_algorithm,
+)
 
 __all__ = ["adaptive_neighbors", "can_weights", "nearest_by_exact_distance"]
 
@@ -207,25 +213,8 @@ def nearest_by_exact_distance(Z, n_neighbors, *, algorithm="auto", n_extra=3):
         rows = pending[start:start + chunk]
         diff = Z[None, :, :] - Z[rows][:, None, :]
         full = np.einsum("ijk,ijk->ij", diff, diff)
-        full[np.arange(rows.size), rows] = np.inf  # not itself (its duplicates stay)
-        d2[rows, :k], ind[rows, :k] = _smallest_by_value_then_index(full, k)
+        d2[rows, :k], ind[rows, :k] = _knn_from_distances(full, k, rows=rows)
     return d2[:, :k], ind[:, :k]
-
-
-def _smallest_by_value_then_index(D, k):
-    """The k smallest entries of each row of D, ordered by (value, column index)."""
-    kth = np.partition(D, k - 1, axis=1)[:, k - 1:k]
-    below = D <= kth
-    counts = below.sum(axis=1)
-    ind = np.empty((D.shape[0], k), dtype=np.intp)
-    simple = counts == k  # no tie across the k-th value: these k are the set
-    if simple.any():
-        ind[simple] = np.nonzero(below[simple])[1].reshape(-1, k)
-    if not simple.all():
-        ind[~simple] = np.argsort(D[~simple], axis=1, kind="stable")[:, :k]
-    vals = np.take_along_axis(D, ind, axis=1)
-    order = np.lexsort((ind, vals), axis=-1)
-    return np.take_along_axis(vals, order, axis=1), np.take_along_axis(ind, order, axis=1)
 
 
 def _exact_sorted(Z, ind, chunk_size=4096):

@@ -572,29 +572,32 @@ def _bandwidth_from_distances(D, method):
     return t if t > 0 else 1.0
 
 
-def _knn_from_distances(D, n_neighbors):
-    """Each row's ``n_neighbors`` nearest other rows from the full distance matrix D.
+def _knn_from_distances(D, n_neighbors, rows=None):
+    """Each row's ``n_neighbors`` nearest other points from its distances to all points.
 
-    The sample itself is removed by index (its duplicates stay candidates), and equal
-    distances go to the smaller index, the order of MATLAB's stable ``sort`` in Cai's
-    ``constructW.m``. scikit-learn's brute-force search has no stated rule for ties
-    (its heap keeps the first index found, in an order set by its chunks), so on
-    exactly tied distances the two can keep different, equally near, neighbours.
-    Returns ``(distances, indices)`` sorted by (distance, index). D is overwritten.
+    D is the full distance matrix, or with ``rows`` given, the rows of it that
+    belong to the points ``rows`` (``D[r, j]`` = distance from point ``rows[r]``
+    to point j). The point itself is removed by index (its duplicates stay
+    candidates), and equal distances go to the smaller index, the order of
+    MATLAB's stable ``sort`` in Cai's ``constructW.m``. scikit-learn's
+    brute-force search has no stated rule for ties (its heap keeps the first
+    index found, in an order set by its chunks), so on exactly tied distances
+    the two can keep different, equally near, neighbours. Returns
+    ``(distances, indices)`` sorted by (distance, index). D is overwritten.
     """
-    n = D.shape[0]
+    r = D.shape[0]
     k = n_neighbors
-    np.fill_diagonal(D, np.inf)
+    D[np.arange(r), np.arange(r) if rows is None else rows] = np.inf
     cand = np.argpartition(D, k - 1, axis=1)[:, :k]
-    rows = np.arange(n)[:, None]
-    kth = D[rows, cand].max(axis=1)
+    idx = np.arange(r)[:, None]
+    kth = D[idx, cand].max(axis=1)
     # Rows with more than k entries at or below the k-th distance have a tie at the
     # boundary that argpartition broke arbitrarily: redo those rows in index order.
     for i in np.flatnonzero(np.count_nonzero(D <= kth[:, None], axis=1) > k):
         cand[i] = np.argsort(D[i], kind="stable")[:k]
-    dist = D[rows, cand]
+    dist = D[idx, cand]
     order = np.lexsort((cand, dist), axis=1)
-    return dist[rows, order], cand[rows, order]
+    return dist[idx, order], cand[idx, order]
 
 
 def _shares_distance_matrix(X, algorithm, t):

@@ -224,8 +224,8 @@ def laplacian_smallest(L, k, *, random_state=None):
         return np.zeros(k), null[:, :k]
     rng = check_random_state(random_state)
     found = []  # (eigenvalue, component, vector on the component)
-    for comp in range(q):
-        nodes = np.flatnonzero(labels == comp)
+    members = np.split(np.argsort(labels, kind="stable"), np.cumsum(sizes)[:-1])
+    for comp, nodes in enumerate(members):  # each component's nodes, ascending
         want = min(k - q + 1, nodes.size)
         if want < 2:
             continue
