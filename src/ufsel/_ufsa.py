@@ -89,38 +89,10 @@ def ufsa_objective(X, W, b, F, S, lambdas, alpha, gamma, eps=1e-10):
     return graph + smooth + alpha * float(np.sum(R * R)) + gamma * l2p_norm(W, 1.0, eps)
 
 
-#: Power iterations and safety factor of the W-step's shift.
-_SHIFT_POWER_STEPS = 30
-_SHIFT_MARGIN = 1.25
-
-
-def _shift_estimate(matmat, d):
-    """``1.25 x`` the Rayleigh quotient after 30 power iterations on A (A positive
-    semi-definite), from the all-ones start: an estimate of ``lambda_max(A)`` from above in
-    practice, computed by the same smooth arithmetic whether A is a dense matrix or
-    products (so both W-step solvers follow the same path). Should it fall below
-    ``lambda_max``, a GPI step that would increase the quadratic is refused and the
-    W-step ends there (:func:`ufsel.linalg.stiefel_quadratic`): monotonicity never
-    depends on it."""
-    # The all-ones start makes the shift, and with it the whole W-step, independent of the
-    # order of the features (a seeded random start is not: the shift then depended on the
-    # column order). Should 1 be orthogonal to the top eigenvector, the estimate is low and
-    # the refusal rule below keeps the objective monotone.
-    v = np.full((d, 1), d ** -0.5)
-    for _ in range(_SHIFT_POWER_STEPS):
-        w = np.asarray(matmat(v)).reshape(d, 1)
-        norm = float(np.linalg.norm(w))
-        if norm == 0.0:
-            return np.finfo(float).tiny
-        v = w / norm
-    rq = float((v.T @ np.asarray(matmat(v)).reshape(d, 1))[0, 0])
-    return _SHIFT_MARGIN * rq + np.finfo(float).tiny
-
-
 class _WStep:
     """The quadratic of the W-step, ``A = 2 X^T L_s X + alpha X^T H X + gamma diag(g)``, as
-    a dense matrix (d small) or as products only (d large), with the shift of the
-    generalized power iteration (:func:`_shift_estimate`)."""
+    a dense matrix (d small) or as products only with its diagonal (d large, for the
+    trust-region preconditioner)."""
 
     def __init__(self, X, alpha, dense):
         self.X = X
@@ -146,7 +118,7 @@ class _WStep:
         return np.asarray(self.X.T @ self.center(F))
 
     def matrix(self, S, g, gamma):
-        """A (dense array or LinearOperator) and the W-step's shift, for the graph S."""
+        """A (dense array, diagonal None) or (LinearOperator, diagonal of A), for the graph S."""
         X = self.X
         d = X.shape[1]
         if self.dense:
@@ -156,8 +128,16 @@ class _WStep:
             XtKX = XtKX.toarray() if sparse.issparse(XtKX) else np.asarray(XtKX)
             A = (XtKX + XtKX.T) + self.alpha * self.XtHX
             A[np.diag_indices(d)] += gamma * g
-            return A, _shift_estimate(lambda V: A @ V, d)
+            return A, None
         L = _sym_laplacian(S)
+        # diag(X^T L_s X)_k = x_k^T L_s x_k and diag(X^T H X)_k = n var_k: O(nnz(S) d)
+        LX = L @ X
+        LX = LX.multiply(X) if sparse.issparse(LX) else LX * (X.toarray() if sparse.issparse(X)
+                                                              else X)
+        if not hasattr(self, "_diag_xthx"):
+            self._diag_xthx = self.n * column_mean_var(X)[1]
+        diag = (2.0 * np.asarray(LX.sum(axis=0)).ravel() + self.alpha * self._diag_xthx
+                + gamma * g)
 
         def matmat(V):
             V = V.reshape(d, -1)
@@ -168,7 +148,7 @@ class _WStep:
         op = splinalg.LinearOperator((d, d), matvec=lambda v: matmat(v).ravel(),
                                      matmat=matmat, rmatvec=lambda v: matmat(v).ravel(),
                                      dtype=np.float64)
-        return op, _shift_estimate(matmat, d)
+        return op, diag
 
 
 class UFSA(BaseSelector):
@@ -205,24 +185,20 @@ class UFSA(BaseSelector):
        ``A = 2 X^T L_s X + alpha X^T H X + gamma D_w`` and ``B = alpha X^T H F``
        (the dense A formed as ``2 sym(X^T (D_s - S) X)``, equal to
        ``2 X^T L_s X``: ``D_s - S`` has half the non-zeros of ``L_s``),
-       by the generalized power iteration
-       (:func:`ufsel.linalg.stiefel_quadratic`, Nie, Zhang, Li 2017): each
-       step replaces W by the polar factor ``U V^T`` of ``(sigma I - A) W + B``,
-       which is orthonormal by construction (so ``W^T W = I`` holds to
-       rounding after every step, never by a later re-orthonormalisation),
-       and does not increase the quadratic because ``Tr(W^T (sigma I - A) W)``
-       is convex for ``sigma >= lambda_max(A)`` and lies above its tangent
-       plane. The majoriser touches the l2,1 term at the current W, so
-       objective (7) decreases too. The shift sigma, fixed for the W-step,
-       is 1.25 times the Rayleigh quotient of A after 30 power iterations from
-       a fixed start (above ``lambda_max(A)`` in practice; should it not be,
-       a step that would increase the quadratic is refused and the W-step
-       ends, so monotonicity never rests on it). Warm-started
-       from the previous W, the W-step stops when the relative decrease of
-       its quadratic over one step falls below ``w_tol`` (default 1e-5), or
-       after ``w_max_iter`` steps (default 1000); ``w_step_converged_`` and
-       ``w_step_iter_`` record each W-step, and a ConvergenceWarning names
-       the W-steps that hit the guard.
+       solved to a first-order tolerance by Riemannian trust regions
+       (:func:`ufsel.linalg.stiefel_quadratic` with ``method="trust_region"``;
+       Absil, Baker, Gallivan 2007): Newton steps on the manifold with the
+       exact Riemannian Hessian, truncated conjugate gradients preconditioned
+       in A's eigenbasis, and the polar retraction ``polar(W + eta)``, so
+       ``W^T W = I`` holds to rounding after every step (never by a later
+       re-orthonormalisation). A step is accepted only if it decreases the
+       quadratic, and the majoriser touches the l2,1 term at the current W, so
+       objective (7) decreases too. Warm-started from the previous W, the
+       W-step stops when the Riemannian gradient is below ``w_tol`` (default
+       1e-11) relative to ``||A W|| + ||B||``, or at its rounding floor (the
+       solver's docstring), or after ``w_max_iter`` iterations (default 1000);
+       ``w_step_converged_`` and ``w_step_iter_`` record each W-step, and a
+       ConvergenceWarning names the W-steps that hit the guard.
     3. b-step: ``b = (F^T 1 - W^T X^T 1) / n`` (Eq. 9).
     4. F-step: ``F = clip(X W + 1 b^T, 0, 1)`` (Eq. 16), the exact minimiser
        over the box.
@@ -266,33 +242,28 @@ class UFSA(BaseSelector):
       S-step (exactly k neighbours per row, cheaper, as CAN's own iterations
       do); objective (7) then changes between iterations and is no longer
       guaranteed to decrease. The default ``"fixed"`` keeps it one function.
-    - The W-step's stopping rule. The quadratic is badly conditioned
+    - The W-step's solver. The quadratic is badly conditioned
       (``lambda_max(A) / lambda_min(A)`` is about 2.5e4 on JAFFE: the data
-      part is large on the span of the samples, the l2,1 part small off it):
-      on JAFFE's first W-steps neither monotone nor non-monotone
-      Barzilai-Borwein GPI brought the relative Riemannian gradient below
-      1e-6 in 3000 steps. The W-step therefore stops on the relative decrease of its
-      quadratic, the same kind of test as the outer loop's ``tol``, and the
-      outer iterations continue the minimisation. The shift is fixed within
-      a W-step (plain GPI, ``adaptive=False``): the Barzilai-Borwein shifts
-      with accept/reject tests, used before, converge faster per step but
-      their decisions are discontinuous in the data, and with them the
-      scores moved by about 1e-2 under a 1e-12 relative perturbation of X
-      and differed between BLAS kernels; with a fixed shift every W-step is
-      one smooth map and the scores move by about 1e-11 (tested).
+      part is large on the span of the samples, the l2,1 part small off it),
+      so the generalized power iteration (GPI, Nie, Zhang, Li 2017, the usual
+      solver for this problem and the one used here before) converges at the
+      rate ``1 - gap / lambda_max``: on JAFFE its W-steps stopped at 1000
+      steps each, far from their minimum (the first W-step at quadratic
+      value 425.5 where the minimum is -32.8), and the outer loop stopped on
+      slow progress at objective (7) = 140.0. Its Barzilai-Borwein variant
+      was faster per step but its accept/reject decisions made the scores
+      move by 1e-2 under 1e-12 perturbations of X. The trust-region W-step
+      is solved, not merely improved: JAFFE's W-steps take 3-20 iterations
+      after the first, and the fit ends at objective (7) = 23.09 (see
+      ``benchmarks/bench_ufsa.py``). Because every W-step reaches its
+      minimiser to ``w_tol``, the path the solver takes does not change the
+      result beyond that tolerance (dense and operator solvers, sparse and
+      dense X agree to 1e-10; tested).
     - ``max_iter=300`` (the paper iterates "until convergence" and gives no
       number; this class used 100 before). The outer loop converges
-      linearly and slowly: with these W-steps ``tol=1e-4`` was reached after
-      48 iterations on JAFFE and 113 on the planted-cluster test data
-      (200 x 50), so 100 is too few; ``benchmarks/bench_ufsa.py`` prints
-      the counts for JAFFE, UMIST and COIL20. On JAFFE 26 of the 48 W-steps
-      reach ``w_max_iter`` (ConvergenceWarning, ``w_step_converged_``), and
-      the outer test then stops on slow progress rather than at a minimum:
-      with ``w_max_iter=5000`` objective (7) ends at 82.8 instead of 140.0
-      (49 iterations; ``benchmarks/bench_ufsa.py --datasets jaffe
-      --w-max-iter 1000 5000`` prints both). The default is kept at 1000
-      for time; a faster W-step solver than GPI for this badly conditioned
-      quadratic is open work.
+      linearly and slowly: ``tol=1e-4`` is reached after 59 iterations on
+      JAFFE, 102 on UMIST and 65 on COIL20 (c = the number of classes), so
+      100 is too few; ``benchmarks/bench_ufsa.py`` prints the counts.
     - Ties. The S-step's squared distances are recomputed from differences
       (not from the expanded ``||a||^2 - 2 a.b + ||b||^2`` of the brute-force
       search) and equal distances are ordered by index, so the neighbour
@@ -322,15 +293,16 @@ class UFSA(BaseSelector):
     For d <= max(n, 2048) (``solver="dense"``) the d x d matrix A is formed
     (``X^T H X`` once, ``X^T (L_s X)`` each iteration, O(n d^2)) and
     decomposed once per W-step, ``A = Q diag(lam) Q^T`` (O(d^3)); the
-    generalized power iterations then run on ``Q^T W``, where A is diagonal,
-    at O(d c^2) per step instead of O(d^2 c) (the same iterates to rounding:
-    the polar factor commutes with the orthogonal change of basis). A W-step
-    takes hundreds to a thousand steps, so this is 2-3 times faster on JAFFE
-    (d = 1024) than applying A in every step, which the previous version did
-    above d = 1000. Otherwise (``solver="operator"``)
+    trust-region iterations then run on ``Q^T W``, where A is diagonal, at
+    O(d c^2 + c^4) per Hessian product and preconditioner application
+    instead of O(d^2 c) (the same iterates to rounding: the polar factor
+    commutes with the orthogonal change of basis), and the eigenvalues give
+    the preconditioner. On JAFFE (d = 1024) the decomposition is most of a
+    fit's time. Otherwise (``solver="operator"``)
     A is applied to the d x c block W as
     ``2 X^T (L_s (X W)) + alpha X^T H (X W) + gamma g * W`` in
-    O(nnz(X) c + nnz(S) c): the push-through of the d x d matrix, nothing of
+    O(nnz(X) c + nnz(S) c), and A's diagonal (O(nnz(S) d)) preconditions: the
+    push-through of the d x d matrix, nothing of
     size d x d or n x n is formed. The W-step solves no linear system.
 
     Parameters
@@ -356,11 +328,11 @@ class UFSA(BaseSelector):
         Outer iterations (see the interpretations for why 300).
     tol : float, default=1e-4
         Relative decrease of objective (7) at which the iterations stop.
-    w_tol : float, default=1e-5
-        A W-step stops when one generalized power iteration decreases its
-        quadratic by less than this, relatively.
+    w_tol : float, default=1e-11
+        A W-step stops when its Riemannian gradient is below this, relative
+        to ``||A W||_F + ||B||_F`` (or at the gradient's rounding floor).
     w_max_iter : int, default=1000
-        Guard on the generalized power iterations of one W-step (a
+        Guard on the trust-region iterations of one W-step (a
         ConvergenceWarning when reached).
     solver : {"auto", "dense", "operator"}, default="auto"
         How the W-step's d x d matrix is handled, see Cost.
@@ -416,6 +388,8 @@ class UFSA(BaseSelector):
     .. [3] F. Nie, R. Zhang, X. Li. A generalized power iteration method for
        solving quadratic problem on the Stiefel manifold. Sci. China Inf.
        Sci. 60, 2017.
+    .. [4] P.-A. Absil, C. G. Baker, K. A. Gallivan. Trust-region methods on
+       Riemannian manifolds. Found. Comput. Math. 7:303-330, 2007.
 
     Examples
     --------
@@ -450,7 +424,7 @@ class UFSA(BaseSelector):
 
     def __init__(self, n_features_to_select=None, *, n_clusters=5, alpha=1.0, gamma=1.0,
                  n_neighbors=15, standardize=True, lambda_update="fixed", eps=1e-10,
-                 max_iter=300, tol=1e-4, w_tol=1e-5, w_max_iter=1000, solver="auto",
+                 max_iter=300, tol=1e-4, w_tol=1e-11, w_max_iter=1000, solver="auto",
                  s_step="auto", random_state=None, verbose=0):
         super().__init__(n_features_to_select=n_features_to_select)
         self.n_clusters = n_clusters
@@ -536,22 +510,22 @@ class UFSA(BaseSelector):
         for it in range(self.max_iter):
             # W-step (b eliminated, Eq. 9-12), under W^T W = I.
             g = l2p_reweight(W, 1.0, eps)
-            A, bound = step.matrix(S, g, gamma)
+            A, diag = step.matrix(S, g, gamma)
             B = alpha * step.xthf(F)
-            # Plain GPI at the fixed safe shift: every step is the same smooth map, with
-            # no accept/reject decisions (the Barzilai-Borwein shifts' decisions made the
-            # result move by 1e-2 under 1e-12 perturbations of X). Serial BLAS: the
-            # products are d x c blocks, too small for threads to pay off.
+            # Riemannian trust regions to a first-order tolerance: the W-step is solved,
+            # not merely improved, so the result does not depend on the solver's path.
+            # Serial BLAS: the products are d x c blocks, too small for threads to pay off.
             # Dense: the steps run in A's eigenbasis (one O(d^3) decomposition, then
-            # O(d c^2) per step instead of O(d^2 c); the same iterates to rounding).
-            # Divide and conquer: every eigenvector is needed, and it is 1.2-1.4 times
-            # faster than the default MRRR driver here (A is not used afterwards).
+            # O(d c^2) per Hessian product instead of O(d^2 c)), where the eigenvalues
+            # also precondition the inner conjugate gradients. Divide and conquer: every
+            # eigenvector is needed, and it is 1.2-1.4 times faster than the default MRRR
+            # driver here (A is not used afterwards).
             eig = (linalg.eigh(A, driver="evd", overwrite_a=True, check_finite=False)
                    if step.dense else None)
             with threadpool_limits(limits=1, user_api="blas"):
-                W, w_hist, w_ok = stiefel_quadratic(A, B, W, alpha=bound, adaptive=False,
-                                                    max_iter=self.w_max_iter, tol=self.w_tol,
-                                                    return_converged=True, eig=eig)
+                W, w_hist, w_ok = stiefel_quadratic(A, B, W, method="trust_region",
+                                                    max_iter=self.w_max_iter, gtol=self.w_tol,
+                                                    return_converged=True, eig=eig, diag=diag)
             w_converged.append(w_ok)
             w_steps.append(len(w_hist) - 1)
             # b-step (Eq. 9) and F-step (Eq. 16).
@@ -586,9 +560,9 @@ class UFSA(BaseSelector):
         if n_bad:
             warnings.warn(
                 f"UFSA: {n_bad} of {len(w_converged)} W-steps stopped at w_max_iter="
-                f"{self.w_max_iter} generalized power iterations (or at a refused step) "
-                f"before the relative decrease of their quadratic fell below "
-                f"w_tol={self.w_tol:g} (see w_step_converged_). Increase w_max_iter or w_tol.",
+                f"{self.w_max_iter} trust-region iterations (or could not decrease further) "
+                f"before their Riemannian gradient fell below w_tol={self.w_tol:g} "
+                f"(see w_step_converged_). Increase w_max_iter or w_tol.",
                 ConvergenceWarning, stacklevel=3)
         W_full = np.zeros((d, c))
         W_full[keep] = W

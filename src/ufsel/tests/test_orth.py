@@ -87,6 +87,131 @@ def test_gpi_operator_matches_dense():
     np.testing.assert_allclose(W1, W3, atol=1e-5)
 
 
+def _tangent_project(W, Z):
+    return Z - W @ (0.5 * (W.T @ Z + Z.T @ W))
+
+
+def _tangent_basis(W):
+    """An orthonormal basis (columns, vectorised) of the tangent space at W."""
+    d, k = W.shape
+    E = np.eye(d * k)
+    P = np.column_stack([_tangent_project(W, E[i].reshape(d, k)).ravel() for i in range(d * k)])
+    U, sv, _ = np.linalg.svd(P, full_matrices=False)
+    T = U[:, sv > 1e-10]
+    assert T.shape[1] == d * k - k * (k + 1) // 2
+    return T
+
+
+def _riemannian_gradient_norm(A, B, W):
+    G = A @ W - B
+    return np.linalg.norm(G - W @ (0.5 * (W.T @ G + G.T @ W))) / (
+        np.linalg.norm(A @ W) + np.linalg.norm(B))
+
+
+def _check_local_minimum(A, B, W, hist, gtol):
+    d, k = W.shape
+    np.testing.assert_allclose(W.T @ W, np.eye(k), atol=1e-13)
+    assert np.all(np.diff(hist) <= 1e-13 * np.abs(hist[:-1]))
+    assert _riemannian_gradient_norm(A, B, W) <= 10 * gtol
+    assert hist[-1] == pytest.approx(stiefel_quadratic_objective(A, B, W), rel=1e-12)
+    # second order: a local minimum, not a saddle (half the Riemannian Hessian,
+    # P_W(A xi - xi sym(W^T G)), is positive semi-definite on the tangent space)
+    T = _tangent_basis(W)
+    G = A @ W - B
+    S = 0.5 * (W.T @ G + G.T @ W)
+    H = np.column_stack([_tangent_project(W, A @ t.reshape(d, k) - t.reshape(d, k) @ S).ravel()
+                         for t in T.T])
+    Hm = T.T @ H
+    assert np.linalg.eigvalsh(0.5 * (Hm + Hm.T)).min() > -1e-8 * np.abs(Hm).max()
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_trust_region_solves_to_first_order_tolerance(seed):
+    # A spread spectrum (condition 1e4, as the l2,1 reweighting makes UFSA's), where
+    # GPI crawls: the trust region reaches the stationarity tolerance at a local
+    # minimum, keeps W^T W = I and never increases the objective, whether A is dense
+    # (diagonal preconditioner), given by its eigendecomposition (exact diagonal) or
+    # by products only (no preconditioner). The problem has several local minima, and
+    # from a start this far away the three paths need not end in the same one.
+    rng = np.random.default_rng(seed)
+    d, k = 30, 4
+    Q = polar_factor(rng.standard_normal((d, d)))
+    A = (Q * np.geomspace(1.0, 1e4, d)) @ Q.T
+    B = rng.standard_normal((d, k))
+    W0 = polar_factor(rng.standard_normal((d, k)))
+    lam, V = np.linalg.eigh(A)
+    for A_given, eig in ((A, None), (None, (lam, V)), (lambda Z: A @ Z, None)):
+        W, hist, ok = stiefel_quadratic(A_given, B, W0, method="trust_region", gtol=1e-12,
+                                        max_iter=500, return_converged=True, eig=eig)
+        assert ok
+        _check_local_minimum(A, B, W, hist, 1e-12)
+    # the eigenbasis path does not depend on the eigenvectors' signs
+    flip = np.where(rng.random(d) < 0.5, -1.0, 1.0)
+    W_flip, _ = stiefel_quadratic(None, B, W0, method="trust_region", eig=(lam, V * flip),
+                                  gtol=1e-12, max_iter=500)
+    np.testing.assert_allclose(W_flip, _eig_path(A, B, W0, lam, V), atol=1e-12)
+    # started near a minimum (where UFSA's warm-started W-steps start), every path
+    # ends in that minimum
+    W_ref = _eig_path(A, B, W0, lam, V)
+    W_near = polar_factor(W_ref + 1e-3 * rng.standard_normal((d, k)))
+    for A_given, eig in ((A, None), (None, (lam, V)), (lambda Z: A @ Z, None)):
+        W, _ = stiefel_quadratic(A_given, B, W_near, method="trust_region", gtol=1e-12,
+                                 max_iter=500, eig=eig)
+        np.testing.assert_allclose(W, W_ref, atol=1e-9)
+
+
+def _eig_path(A, B, W0, lam, V):
+    return stiefel_quadratic(None, B, W0, method="trust_region", eig=(lam, V), gtol=1e-12,
+                             max_iter=500)[0]
+
+
+def test_trust_region_without_linear_term_gives_smallest_eigenvectors():
+    rng = np.random.default_rng(1)
+    d, k = 25, 3
+    Q = polar_factor(rng.standard_normal((d, d)))
+    spectrum = np.r_[-5.0, -4.0, -3.0, np.linspace(0.0, 10.0, d - k)]
+    A = (Q * spectrum) @ Q.T
+    W, _, ok = stiefel_quadratic(A, np.zeros((d, k)), method="trust_region", gtol=1e-12,
+                                 max_iter=500, random_state=0, return_converged=True)
+    assert ok
+    V = Q[:, :k]
+    np.testing.assert_allclose(W @ W.T, V @ V.T, atol=1e-10)
+
+
+def test_trust_region_beats_brute_force_on_a_tiny_problem():
+    rng = np.random.default_rng(2)
+    d, k = 4, 2
+    A = _sym(rng, d)
+    B = rng.standard_normal((d, k))
+    samples = [polar_factor(rng.standard_normal((d, k))) for _ in range(5000)]
+    best = min(samples, key=lambda Q: stiefel_quadratic_objective(A, B, Q))
+    # from the best random point, the local solve can only improve it
+    W, hist = stiefel_quadratic(A, B, best, method="trust_region", gtol=1e-13, max_iter=200)
+    assert hist[-1] <= stiefel_quadratic_objective(A, B, best) + 1e-12
+    assert _riemannian_gradient_norm(A, B, W) <= 1e-12
+
+
+def test_trust_region_preconditioner_is_symmetric_positive_definite():
+    # CG needs an SPD preconditioner on the tangent space {Z : W^T Z + Z^T W = 0}.
+    from ufsel.linalg._orth import _projected_preconditioner
+
+    rng = np.random.default_rng(4)
+    d, k = 20, 3
+    lam = np.geomspace(0.1, 1e3, d)
+    W = polar_factor(rng.standard_normal((d, k)))
+    B = rng.standard_normal((d, k))
+    G = lam[:, None] * W - B
+    S = 0.5 * (W.T @ G + G.T @ W)
+    P = _projected_preconditioner(W, S, B, lam[:, None])
+    T = _tangent_basis(W)
+    M = np.column_stack([P(T[:, j].reshape(d, k)).ravel() for j in range(T.shape[1])])
+    np.testing.assert_allclose(W.T @ M.reshape(d, k, -1).transpose(2, 0, 1)
+                               + M.reshape(d, k, -1).transpose(2, 1, 0) @ W, 0.0, atol=1e-10)
+    R = T.T @ M
+    np.testing.assert_allclose(R, R.T, atol=1e-10 * np.abs(R).max())
+    assert np.linalg.eigvalsh(0.5 * (R + R.T)).min() > 0
+
+
 def test_gpi_rejects_too_many_columns():
     with pytest.raises(ValueError, match="at most"):
         stiefel_quadratic(np.eye(2), np.ones((2, 3)))

@@ -95,8 +95,8 @@ def test_operator_path_matches_dense():
     L = _sym_laplacian(S)
     g = rng.uniform(0.1, 10.0, 120)
     V = rng.standard_normal((120, 3))
-    dense, bound_dense = _WStep(X, 0.7, dense=True).matrix(S, g, 0.3)
-    op, bound_op = _WStep(X, 0.7, dense=False).matrix(S, g, 0.3)
+    dense, no_diag = _WStep(X, 0.7, dense=True).matrix(S, g, 0.3)
+    op, diag_op = _WStep(X, 0.7, dense=False).matrix(S, g, 0.3)
     np.testing.assert_allclose(op.matmat(V), dense @ V, rtol=1e-10, atol=1e-10)
     # The dense A, formed through K = D_s - S, is the closed form of the W-step's matrix.
     Ld = L.toarray()
@@ -104,10 +104,9 @@ def test_operator_path_matches_dense():
     expected = 2 * X.T @ Ld @ X + 0.7 * X.T @ H @ X + 0.3 * np.diag(g)
     np.testing.assert_allclose(dense, expected, rtol=1e-10, atol=1e-10 * np.abs(expected).max())
     np.testing.assert_array_equal(dense, dense.T)
-    # Both paths get the same shift, above the largest eigenvalue.
-    lam_max = np.linalg.eigvalsh(dense)[-1]
-    assert bound_op == pytest.approx(bound_dense, rel=1e-10)
-    assert lam_max <= bound_dense <= 1.3 * lam_max
+    # The operator path carries A's diagonal (its trust-region preconditioner).
+    assert no_diag is None
+    np.testing.assert_allclose(diag_op, np.diag(expected), rtol=1e-10)
     kw = dict(n_clusters=3, n_neighbors=5, max_iter=15, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -117,8 +116,9 @@ def test_operator_path_matches_dense():
     for sel in (a, b):
         assert np.all(np.diff(sel.objective_) <= 1e-9 * np.abs(sel.objective_[:-1]))
         np.testing.assert_allclose(sel.components_.T @ sel.components_, np.eye(3), atol=1e-8)
-    # Same problem, same start, same shift: the two solvers differ only by the order
-    # of the floating-point operations in A @ W, and every step is a smooth map.
+    # Same problem, same start: both W-steps are solved to their tolerance (in A's
+    # eigenbasis or through products), so the objectives agree to that tolerance.
+    assert a.w_step_converged_.all() and b.w_step_converged_.all()
     np.testing.assert_allclose(a.objective_, b.objective_, rtol=1e-8)
 
 
