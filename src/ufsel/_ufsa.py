@@ -182,7 +182,10 @@ class UFSA(BaseSelector):
        of several local minima it reached (JAFFE's top 50 changed with the
        order of floating-point operations in the preconditioner); from this
        start, a smooth function of A and B, the path is short (JAFFE: 455
-       W-step iterations in all instead of 553) and ends in the same minimum.
+       W-step iterations in all instead of 553) and ends in the same minimum
+       under 1e-12 relative perturbations of X and with two BLAS threads
+       (``benchmarks/results/perturbation_audit.md``). The operator solver
+       (no eigendecomposition) keeps the start above.
     2. W-step. With ``L_s = D_s - (S + S^T)/2`` the graph term equals
        ``2 Tr(W^T X^T L_s X W)``; eliminating b (Eq. 9) turns the regression
        term into ``alpha ||H X W - H F||^2`` (Eq. 11), which under
@@ -263,8 +266,12 @@ class UFSA(BaseSelector):
       was faster per step but its accept/reject decisions made the scores
       move by 1e-2 under 1e-12 perturbations of X. The trust-region W-step
       is solved, not merely improved: JAFFE's W-steps take 3-20 iterations
-      after the first, and the fit ends at objective (7) = 23.09 (see
-      ``benchmarks/bench_ufsa.py``). Because every W-step reaches its
+      after the first, and the fit ends at objective (7) = 22.56 (see
+      ``benchmarks/bench_ufsa.py``). Its outer loop then runs more
+      iterations than the stalled GPI let it (JAFFE 77 instead of 48, COIL20
+      with 5 clusters 153), so at n_clusters=5 a fit takes up to 3.7 times
+      as long as before, while with c = the number of classes UMIST, ORL and
+      COIL20 take 0.4-0.6 times as long (docs/guide/performance.md). Because every W-step reaches its
       minimiser to ``w_tol``, the path the solver takes does not change the
       result beyond that tolerance (dense and operator solvers, sparse and
       dense X agree to 1e-10; tested). A known slow case: n_clusters close
@@ -274,9 +281,10 @@ class UFSA(BaseSelector):
       iteration instead of 0.15-0.8 s on the full data sets.
     - ``max_iter=300`` (the paper iterates "until convergence" and gives no
       number; this class used 100 before). The outer loop converges
-      linearly and slowly: ``tol=1e-4`` is reached after 59 iterations on
-      JAFFE, 102 on UMIST and 65 on COIL20 (c = the number of classes), so
-      100 is too few; ``benchmarks/bench_ufsa.py`` prints the counts.
+      linearly and slowly: ``tol=1e-4`` is reached after 77 iterations on
+      JAFFE, 102 on UMIST, 54 on ORL and 65 on COIL20 (c = the number of
+      classes; 153 on COIL20 with c = 5), so 100 is too few;
+      ``benchmarks/bench_ufsa.py`` prints the counts.
     - Ties. The S-step's squared distances are recomputed from differences
       (not from the expanded ``||a||^2 - 2 a.b + ||b||^2`` of the brute-force
       search) and equal distances are ordered by index, so the neighbour
