@@ -402,8 +402,9 @@ def _projected_preconditioner(W, S, B, diag):
     (``W^T A W - S = sym(W^T B)``). ``A - s_j I`` is not positive where an
     eigenvalue lies below ``s_j`` (directions inside or near span(W)), and
     ``c_i + c_j`` vanishes when B does: both are floored at a thousandth of their
-    median magnitude, which keeps the map symmetric positive definite on the
-    tangent space (CG needs that) and only slows the inner iterations down."""
+    median magnitude (the skew part's scale also at least the normal part's
+    floor), which keeps the map symmetric positive definite on the tangent space
+    (CG needs that) and only slows the inner iterations down."""
     tiny = np.finfo(float).tiny
     s, V = np.linalg.eigh(S)
     D = diag - s[None, :]
