@@ -133,7 +133,7 @@ def stiefel_quadratic(A, B, W0=None, *, method="gpi", alpha=None, adaptive=True,
         manifold, the Hessian applied through products with A) until the
         Riemannian gradient meets ``gtol`` (default 1e-9); ``alpha``,
         ``adaptive`` and ``tol`` are then not used, and ``max_iter`` counts
-        trust-region steps. See :func:`_trust_region`.
+        trust-region steps. See the notes.
     alpha : float, optional
         An upper bound of ``lambda_max(A)``. Computed when omitted (dense
         ``eigvalsh`` for an ndarray, ARPACK otherwise).
@@ -176,6 +176,21 @@ def stiefel_quadratic(A, B, W0=None, *, method="gpi", alpha=None, adaptive=True,
         repeated for a refused step).
     converged : bool
         Only with ``return_converged=True``.
+
+    Notes
+    -----
+    ``method="trust_region"``: each iteration minimises the second-order model
+    (exact Riemannian Hessian ``P_W(A xi - xi sym(W^T (A W - B)))``, embedded
+    metric) within a trust region by truncated conjugate gradients, retracts by
+    the polar factor and accepts the step when it decreases the objective by at
+    least a tenth of the model's decrease (measured from ``W - W_new``, accurate
+    where ``f(W) - f(W_new)`` is rounding noise). With ``eig`` or ``diag`` the
+    inner iterations are preconditioned by the Jacobi-Davidson correction for a
+    diagonal A. Once a Newton step would lower the objective by less than its
+    rounding error, Newton steps continue without that test while they halve
+    the gradient; three that do not mean the gradient is at its rounding floor,
+    which also counts as converged. Started far from a minimum, the path (and so
+    which of several local minima is reached) can depend on the preconditioner.
     """
     if method not in ("gpi", "trust_region"):
         raise ValueError(f"method must be 'gpi' or 'trust_region', got {method!r}.")
