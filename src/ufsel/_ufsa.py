@@ -19,7 +19,7 @@ from .base import BaseSelector, NumericalError, warn_not_converged
 from .graph import adaptive_neighbors, can_weights, knn_graph, two_hop_candidates
 from .graph._adaptive import _exact_sorted
 from .linalg import l2p_norm, l2p_reweight, polar_factor, stiefel_quadratic
-from .linalg._stats import column_mean_var, gram_matrix, sparse_dense_matmul
+from .linalg._stats import column_mean_var, gram_matrix, graph_quadratic, sparse_dense_matmul
 
 __all__ = ["UFSA", "ufsa_objective"]
 
@@ -109,6 +109,9 @@ class _WStep:
                 Xc = X - self.mu
                 C = gram_matrix(Xc, owner="UFSA")
             self.XtHX = 0.5 * (C + C.T)
+        else:
+            # diag(X^T H X)_k = n var_k, for the trust-region preconditioner
+            self.diag_xthx = self.n * column_mean_var(X)[1]
 
     def center(self, U):
         return U - U.mean(axis=0)
@@ -130,14 +133,7 @@ class _WStep:
             A[np.diag_indices(d)] += gamma * g
             return A, None
         L = _sym_laplacian(S)
-        # diag(X^T L_s X)_k = x_k^T L_s x_k and diag(X^T H X)_k = n var_k: O(nnz(S) d)
-        LX = L @ X
-        LX = LX.multiply(X) if sparse.issparse(LX) else LX * (X.toarray() if sparse.issparse(X)
-                                                              else X)
-        if not hasattr(self, "_diag_xthx"):
-            self._diag_xthx = self.n * column_mean_var(X)[1]
-        diag = (2.0 * np.asarray(LX.sum(axis=0)).ravel() + self.alpha * self._diag_xthx
-                + gamma * g)
+        diag = 2.0 * graph_quadratic(X, L) + self.alpha * self.diag_xthx + gamma * g
 
         def matmat(V):
             V = V.reshape(d, -1)
