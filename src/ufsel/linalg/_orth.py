@@ -80,11 +80,16 @@ def _as_product(A):
     return lambda V: np.asarray(A @ V)
 
 
+def _project_tangent(W, Z):
+    """``Z - W sym(W^T Z)``: the projection of Z on the tangent space of the Stiefel
+    manifold at W (embedded metric)."""
+    WtZ = W.T @ Z
+    return Z - W @ (0.5 * (WtZ + WtZ.T))
+
+
 def _riemannian_gradient(W, AW, B):
     """Half the Riemannian gradient of ``Tr(W^T A W) - 2 Tr(W^T B)`` (embedded metric)."""
-    G = AW - B
-    WtG = W.T @ G
-    return G - W @ (0.5 * (WtG + WtG.T))
+    return _project_tangent(W, AW - B)
 
 
 def stiefel_quadratic_objective(A, B, W):
@@ -282,7 +287,7 @@ _RHO_ACCEPT = 0.1
 #: Newton steps below the resolution of f that may fail to halve the gradient, in a row,
 #: before the gradient counts as at its rounding floor.
 _POLISH_STALLS = 3
-#: A W-step whose Newton decrease is below this many ulps of the size of the objective's
+#: A solve whose Newton decrease is below this many ulps of the size of the objective's
 #: terms (``sum |W * A W| + 2 sum |W * B|``) has converged to the resolution of f.
 _RESOLUTION = 100.0
 
@@ -361,7 +366,7 @@ def _trust_region(prod, B, W, diag, gtol, max_iter):
             break
 
         def proj(Z, W=W):
-            return Z - W @ _sym(W.T @ Z)
+            return _project_tangent(W, Z)
 
         def hess(xi, W=W, S=S):
             return proj(np.asarray(prod(xi)) - xi @ S)
