@@ -2,7 +2,7 @@
 
     UFSEL_DATA=/path/to/shared/data PYTHONPATH=src python benchmarks/bench_ufsa.py \
         [--datasets jaffe umist coil20] [--mnist70k] [--repeats 3] [--w-max-iter 1000 5000] \
-        [--evaluate]
+        [--evaluate] [--solver auto|dense|operator] [--n-clusters C]
 
 Default settings of :class:`ufsel.UFSA` (alpha = gamma = 1, k = 15, max_iter,
 tol, w_tol, w_max_iter at their defaults) with c = the number of classes. For
@@ -16,6 +16,10 @@ JAFFE 1.9178 s, UMIST 5.3407 s.
 
 ``--evaluate`` also prints the k-means accuracy and NMI (10 runs, seed 0, c = the
 number of classes) on the 50 selected features.
+
+``--solver`` and ``--n-clusters`` override UFSA's solver and c (for example
+``--solver operator`` on JAFFE: the products-only W-steps on data that would
+take the dense ones).
 
 ``--mnist70k`` adds :func:`ufsel.datasets.make_mnist70k_like` (70,000 x 784,
 c = 10; needs mnist10k.mat), the size of the 5-minute acceptance target.
@@ -137,6 +141,10 @@ def main(argv=None):
                     help="also run with these w_max_iter (default: UFSA's default only)")
     ap.add_argument("--evaluate", action="store_true",
                     help="also print k-means ACC / NMI on the 50 selected features (labels)")
+    ap.add_argument("--solver", choices=["auto", "dense", "operator"], default=None,
+                    help="UFSA's solver (default: its default, auto)")
+    ap.add_argument("--n-clusters", type=int, default=None,
+                    help="c (default: the number of classes)")
     ap.add_argument("--step-times", action="store_true",
                     help="print the time of each step per outer iteration (last fit)")
     args = ap.parse_args(argv)
@@ -146,10 +154,12 @@ def main(argv=None):
           f"(shared machine, {os.cpu_count()} cores)", flush=True)
     for name in args.datasets:
         b = load_dataset(name)
+        extra = {} if args.solver is None else {"solver": args.solver}
+        c = args.n_clusters or np.unique(b.target).size
         for w in args.w_max_iter:
-            bench(name, b.data, np.unique(b.target).size, args.repeats, args.step_times,
+            bench(name, b.data, c, args.repeats, args.step_times,
                   y=b.target if args.evaluate else None,
-                  **({} if w is None else {"w_max_iter": w}))
+                  **({} if w is None else {"w_max_iter": w}), **extra)
     if args.mnist70k:
         b = make_mnist70k_like(random_state=0)
         bench("mnist70k", b.data, np.unique(b.target).size, 1, args.step_times)

@@ -32,6 +32,28 @@ _OPERATOR_MIN_D = 2048
 _EXACT_S_STEP_MAX = 20_000
 #: ... hopping through each point's this many strongest neighbours.
 _HOP_DEGREE = 8
+#: With d > n the W-steps may invert A by an n x n push-through (Woodbury) system,
+#: up to this many samples (see _use_pushthrough).
+_PUSHTHROUGH_MAX_N = 4096
+#: Inner conjugate-gradient iterations per outer iteration assumed by _use_pushthrough
+#: (measured: 40-60 on JAFFE, UMIST and ORL with c = the number of classes).
+_INNER_PER_OUTER = 50
+
+
+def _use_pushthrough(n, d, c):
+    """Whether ``solver="auto"`` takes the push-through W-steps (``"pushthrough"``)
+    rather than A's eigendecomposition (``"dense"``), for d <= max(n, 2048).
+
+    Only for d > n and n <= _PUSHTHROUGH_MAX_N, and when the inner iterations'
+    products, about ``4 n d c + 2 n^2 c`` flops each, ``_INNER_PER_OUTER`` of them per
+    W-step, cost less than the d x d eigendecomposition (``d^3``, a lower count than
+    LAPACK's, which runs at a higher rate): JAFFE (213 x 1024, c = 10) yes, 2.9 times
+    faster; UMIST (575 x 644, c = 20) and ORL (400 x 1024, c = 40) no, where the
+    push-through fits took 3.0 and 2.5 times as long (benchmarks/bench_ufsa.py).
+    """
+    if d <= n or n > _PUSHTHROUGH_MAX_N:
+        return False
+    return _INNER_PER_OUTER * (4 * n * d * c + 2 * n * n * c) < d ** 3
 
 
 def _sym_laplacian(S):
@@ -120,6 +142,53 @@ class _WStep:
         """``X^T H F``."""
         return np.asarray(self.X.T @ self.center(F))
 
+    def product(self, S, g, gamma):
+        """``V -> A V`` for (d, k) blocks, without forming A:
+        ``2 X^T (L_s (X V)) + alpha X^T H (X V) + gamma g * V``, O(nnz(X) k + nnz(S) k)."""
+        X = self.X
+        L = _sym_laplacian(S)
+
+        def matmat(V):
+            XV = np.asarray(X @ V)
+            NXV = 2.0 * (L @ XV) + self.alpha * self.center(XV)  # N X V, N = 2 L_s + alpha H
+            return np.asarray(X.T @ NXV) + gamma * g[:, None] * V
+
+        return matmat
+
+    def pushthrough_inverse(self, S, g, gamma):
+        """``R -> A^{-1} R`` for d > n by the Woodbury identity, without forming A.
+
+        ``A = G + X^T N X`` with ``G = gamma diag(g)`` (positive) and the n x n
+        ``N = 2 L_s + alpha H``, so
+        ``A^{-1} = G^{-1} - G^{-1} X^T N T^{-1} X G^{-1}``, ``T = I + X G^{-1} X^T N``
+        (push-through; N need not be invertible, and T's eigenvalues, those of
+        ``I + N^{1/2} X G^{-1} X^T N^{1/2}``, are at least 1). Forming T costs
+        O(n^2 d) (``X G^{-1} X^T``) and its LU factorisation O(n^3); each
+        application O(nnz(X) k + n^2 k); memory two n x n arrays. None when
+        ``gamma g`` has a zero (gamma = 0: A may be singular).
+        """
+        X, n = self.X, self.n
+        Gd = gamma * g
+        if not np.all(Gd > 0):
+            return None
+        XGi = X @ sparse.diags(1.0 / Gd) if sparse.issparse(X) else X / Gd
+        K = XGi @ X.T
+        K = K.toarray() if sparse.issparse(K) else np.asarray(K)
+        L = _sym_laplacian(S)
+        # T = I + K N = I + 2 (L_s K)^T + alpha (K - K 1 1^T / n)  (K, L_s symmetric)
+        T = 2.0 * sparse_dense_matmul(L, K).T
+        T += self.alpha * (K - K.mean(axis=1, keepdims=True))
+        del K
+        T[np.diag_indices(n)] += 1.0
+        lu = linalg.lu_factor(T, overwrite_a=True, check_finite=False)
+
+        def inverse(R):
+            v = linalg.lu_solve(lu, np.asarray(XGi @ R), check_finite=False)
+            Nv = 2.0 * (L @ v) + self.alpha * self.center(v)
+            return (R - np.asarray(X.T @ Nv)) / Gd[:, None]
+
+        return inverse
+
     def matrix(self, S, g, gamma):
         """A (dense array, diagonal None) or (LinearOperator, diagonal of A), for the graph S."""
         X = self.X
@@ -132,14 +201,12 @@ class _WStep:
             A = (XtKX + XtKX.T) + self.alpha * self.XtHX
             A[np.diag_indices(d)] += gamma * g
             return A, None
-        L = _sym_laplacian(S)
-        diag = 2.0 * graph_quadratic(X, L) + self.alpha * self.diag_xthx + gamma * g
+        diag = (2.0 * graph_quadratic(X, _sym_laplacian(S)) + self.alpha * self.diag_xthx
+                + gamma * g)
+        product = self.product(S, g, gamma)
 
         def matmat(V):
-            V = V.reshape(d, -1)
-            XV = np.asarray(X @ V)
-            return (2.0 * np.asarray(X.T @ (L @ XV))
-                    + self.alpha * np.asarray(X.T @ self.center(XV)) + gamma * g[:, None] * V)
+            return product(V.reshape(d, -1))
 
         op = splinalg.LinearOperator((d, d), matvec=lambda v: matmat(v).ravel(),
                                      matmat=matmat, rmatvec=lambda v: matmat(v).ravel(),
@@ -314,13 +381,37 @@ class UFSA(BaseSelector):
     O(d c^2 + c^4) per Hessian product and preconditioner application
     instead of O(d^2 c) (the same iterates to rounding: the polar factor
     commutes with the orthogonal change of basis), and the eigenvalues give
-    the preconditioner. On JAFFE (d = 1024) the decomposition is most of a
-    fit's time. Otherwise (``solver="operator"``)
+    the preconditioner. Otherwise (``solver="operator"``)
     A is applied to the d x c block W as
-    ``2 X^T (L_s (X W)) + alpha X^T H (X W) + gamma g * W`` in
-    O(nnz(X) c + nnz(S) c), and A's diagonal (O(nnz(S) d)) preconditions: the
-    push-through of the d x d matrix, nothing of
-    size d x d or n x n is formed. The W-step solves no linear system.
+    ``X^T (N (X W)) + gamma g * W``, ``N = 2 L_s + alpha H``, in
+    O(nnz(X) c + nnz(S) c): the push-through of the d x d matrix, which is
+    never formed.
+
+    Push-through W-steps (d > n, up to 4096 samples): with the operator
+    solver always, and with ``solver="pushthrough"`` after the first
+    W-step (``"auto"`` picks it when the inner iterations' products cost
+    less than the decompositions, roughly ``50 (4 n d c + 2 n^2 c) < d^3``:
+    JAFFE, n = 213, d = 1024, yes; UMIST, ORL and COIL20 at c = the number
+    of classes no), A is
+    applied through X as above and ``A^{-1}`` preconditions the inner
+    conjugate gradients, by the Woodbury identity
+    ``A^{-1} = G^{-1} - G^{-1} X^T N (I + X G^{-1} X^T N)^{-1} X G^{-1}``
+    (``G = gamma diag(g)``; an n x n LU factorisation per W-step, O(n^2 d)
+    to form). ``A^{-1}`` approximates the Hessian's shifted inverses
+    ``(A - s_j I)^{-1}`` well because the W-step's shifts ``s_j`` lie near A's
+    c smallest eigenvalues, below the rest of its spectrum (JAFFE: the c = 10
+    smallest in [0.8, 2.2], the next at 4.8, the largest 2.3e5). On JAFFE
+    this takes a default fit from 21 s to 7 s (one decomposition instead of
+    77), and the operator solver's from 241 s (A's diagonal as the
+    preconditioner) to 10 s, to the same objective (7) to 1e-8; every W-step
+    is still solved to ``w_tol``. The decomposition stays where it is
+    cheaper, and for the first W-step, whose start needs A's eigenvectors.
+    With ``gamma = 0`` (A singular when d > n) the decomposition or A's
+    diagonal is used instead. The rule assumes a gap above A's c smallest
+    eigenvalues; with a small gamma (most of A's spectrum then near the
+    shifts) the inner iterations multiply: JAFFE with gamma = 1e-3, 20
+    iterations, took 46 s pushed through against 13 s with
+    ``solver="dense"``, to the same objective.
 
     Parameters
     ----------
@@ -351,8 +442,16 @@ class UFSA(BaseSelector):
     w_max_iter : int, default=1000
         Guard on the trust-region iterations of one W-step (a
         ConvergenceWarning when reached).
-    solver : {"auto", "dense", "operator"}, default="auto"
-        How the W-step's d x d matrix is handled, see Cost.
+    solver : {"auto", "dense", "pushthrough", "operator"}, default="auto"
+        How the W-step's d x d matrix is handled, see Cost: ``"dense"``, A
+        formed and decomposed in every W-step; ``"pushthrough"``, the first
+        W-step as ``"dense"``, the later ones by products with X and the
+        Woodbury inverse (needs d > n and ``gamma > 0``, otherwise as
+        ``"dense"``); ``"operator"``, products only (preconditioned by the
+        Woodbury inverse when d > n and n <= 4096, else by A's diagonal).
+        ``"auto"``: ``"operator"`` when d > max(n, 2048), ``"pushthrough"``
+        when d > n and its products cost less than the decompositions (see
+        Cost), else ``"dense"``.
     s_step : {"auto", "exact", "two_hop"}, default="auto"
         Candidate points of the S-step (see the interpretations); ``"auto"``
         is ``"exact"`` up to 20,000 samples and ``"two_hop"`` above.
@@ -385,8 +484,9 @@ class UFSA(BaseSelector):
     w_step_converged_ : ndarray of bool, shape (n_iter_,)
         Whether each W-step met ``w_tol`` within ``w_max_iter``.
     w_step_iter_ : ndarray of int, shape (n_iter_,)
-        Generalized power iterations of each W-step.
+        Trust-region iterations of each W-step.
     solver_ : str
+        ``"dense"``, ``"pushthrough"`` or ``"operator"``, the solver used.
     s_step_ : str
         ``"exact"`` or ``"two_hop"``, the S-step used.
     n_features_to_select_, n_features_in_, feature_names_in_
@@ -433,7 +533,7 @@ class UFSA(BaseSelector):
         "tol": [Interval(Real, 0, None, closed="left")],
         "w_tol": [Interval(Real, 0, None, closed="neither")],
         "w_max_iter": [Interval(Integral, 1, None, closed="left")],
-        "solver": [StrOptions({"auto", "dense", "operator"})],
+        "solver": [StrOptions({"auto", "dense", "pushthrough", "operator"})],
         "s_step": [StrOptions({"auto", "exact", "two_hop"})],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -506,8 +606,15 @@ class UFSA(BaseSelector):
         dk = X.shape[1]
         solver = self.solver
         if solver == "auto":
-            solver = "operator" if dk > max(n, _OPERATOR_MIN_D) else "dense"
-        step = _WStep(X, alpha, dense=(solver == "dense"))
+            solver = ("operator" if dk > max(n, _OPERATOR_MIN_D)
+                      else "pushthrough" if _use_pushthrough(n, dk, c) else "dense")
+        if solver == "pushthrough" and (dk <= n or gamma == 0):
+            solver = "dense"  # A^{-1} by Woodbury needs d > n and G = gamma diag(g) > 0
+        step = _WStep(X, alpha, dense=(solver != "operator"))
+        # the operator solver's alternative, A's diagonal as the preconditioner, needed
+        # 674 trust-region iterations and 241 s on JAFFE against 10 s
+        pushthrough = solver == "pushthrough" or (
+            solver == "operator" and n < dk and n <= _PUSHTHROUGH_MAX_N)
         adaptive = self.lambda_update == "adaptive"
         two_hop = self.s_step == "two_hop" or (self.s_step == "auto" and n > _EXACT_S_STEP_MAX)
 
@@ -527,18 +634,29 @@ class UFSA(BaseSelector):
         for it in range(self.max_iter):
             # W-step (b eliminated, Eq. 9-12), under W^T W = I.
             g = l2p_reweight(W, 1.0, eps)
-            A, diag = step.matrix(S, g, gamma)
             B = alpha * step.xthf(F)
             # Riemannian trust regions to a first-order tolerance: the W-step is solved,
             # not merely improved, so the result does not depend on the solver's path.
             # Serial BLAS: the products are d x c blocks, too small for threads to pay off.
-            # Dense: the steps run in A's eigenbasis (one O(d^3) decomposition, then
-            # O(d c^2) per Hessian product instead of O(d^2 c)), where the eigenvalues
-            # also precondition the inner conjugate gradients. Divide and conquer: every
-            # eigenvector is needed, and it is 1.2-1.4 times faster than the default MRRR
-            # driver here (A is not used afterwards).
-            eig = (linalg.eigh(A, driver="evd", overwrite_a=True, check_finite=False)
-                   if step.dense else None)
+            # How A is given decides the cost of the inner conjugate gradients:
+            # - push-through (d > n, see _use_pushthrough; never for the dense solver's
+            #   first W-step, which needs A's eigenvectors for its start): products with
+            #   X only, preconditioned by A^{-1} from an n x n system (Woodbury);
+            # - dense: the steps run in A's eigenbasis (one O(d^3) decomposition, then
+            #   O(d c^2) per Hessian product instead of O(d^2 c)), where the eigenvalues
+            #   also precondition the inner conjugate gradients. Divide and conquer: every
+            #   eigenvector is needed, and it is 1.2-1.4 times faster than the default MRRR
+            #   driver here (A is not used afterwards);
+            # - operator: products with X, preconditioned by A's diagonal.
+            eig = inverse = diag = None
+            if pushthrough and (it > 0 or not step.dense):
+                inverse = step.pushthrough_inverse(S, g, gamma)
+            if inverse is not None:
+                A = step.product(S, g, gamma)
+            else:
+                A, diag = step.matrix(S, g, gamma)
+                if step.dense:
+                    eig = linalg.eigh(A, driver="evd", overwrite_a=True, check_finite=False)
             if it == 0 and eig is not None:
                 # The first W-step starts in the span of A's c smallest eigenvectors,
                 # rotated towards B (see the interpretations): a smooth function of A and
@@ -549,7 +667,8 @@ class UFSA(BaseSelector):
             with threadpool_limits(limits=1, user_api="blas"):
                 W, w_hist, w_ok = stiefel_quadratic(A, B, W, method="trust_region",
                                                     max_iter=self.w_max_iter, gtol=self.w_tol,
-                                                    return_converged=True, eig=eig, diag=diag)
+                                                    return_converged=True, eig=eig, diag=diag,
+                                                    inverse=inverse)
             w_converged.append(w_ok)
             w_steps.append(len(w_hist) - 1)
             # b-step (Eq. 9) and F-step (Eq. 16).

@@ -118,7 +118,7 @@ def _largest_eig_bound(A, d, random_state):
 
 def stiefel_quadratic(A, B, W0=None, *, method="gpi", alpha=None, adaptive=True, max_iter=100,
                       tol=1e-8, random_state=None, gtol=None, return_converged=False, eig=None,
-                      diag=None):
+                      diag=None, inverse=None):
     """Minimise ``Tr(W^T A W) - 2 Tr(W^T B)`` subject to ``W^T W = I``.
 
     Generalized power iteration (Nie, Zhang, Li 2017) or the Riemannian
@@ -170,6 +170,16 @@ def stiefel_quadratic(A, B, W0=None, *, method="gpi", alpha=None, adaptive=True,
     diag : ndarray of shape (d,), optional
         The diagonal of A, for the trust-region preconditioner when neither
         ``eig`` nor a dense A is given (without it: no preconditioner).
+    inverse : callable, optional
+        Maps a (d, k) block R to ``A^{-1} R`` (or to a symmetric positive
+        definite approximation of it), for example by a Cholesky factor of A.
+        With ``method="trust_region"`` its Jacobi-Davidson correction
+        preconditions the inner iterations instead of ``diag`` (see the notes);
+        each inner iteration then costs one product with A and one application
+        of ``inverse``. Worth it when A is positive definite with a gap between
+        the k smallest eigenvalues and the rest, where ``A^{-1}`` is close to the
+        shifted inverses the Hessian needs, and an eigendecomposition per
+        solve would cost much more than a factorisation.
 
     Returns
     -------
@@ -191,7 +201,8 @@ def stiefel_quadratic(A, B, W0=None, *, method="gpi", alpha=None, adaptive=True,
     least a tenth of the model's decrease (measured from ``W - W_new``, accurate
     where ``f(W) - f(W_new)`` is rounding noise). With ``eig`` or ``diag`` the
     inner iterations are preconditioned by the Jacobi-Davidson correction for a
-    diagonal A. Once a Newton step would lower the objective by less than its
+    diagonal A; with ``inverse``, by the correction built from ``A^{-1}``.
+    Once a Newton step would lower the objective by less than its
     rounding error, Newton steps continue without that test while they halve
     the gradient; three that do not mean the gradient is at its rounding floor,
     which also counts as converged. Started far from a minimum, the path (and so
@@ -222,7 +233,7 @@ def stiefel_quadratic(A, B, W0=None, *, method="gpi", alpha=None, adaptive=True,
         if diag is None and isinstance(A, np.ndarray):
             diag = np.diag(A)
         W, history, converged = _trust_region(prod, B, W, diag, 1e-9 if gtol is None else gtol,
-                                              max_iter)
+                                              max_iter, inverse=inverse)
         return (W, history, converged) if return_converged else (W, history)
     if alpha is None:
         alpha = _largest_eig_bound(A, d, random_state)
@@ -296,7 +307,7 @@ def _sym(M):
     return 0.5 * (M + M.T)
 
 
-def _trust_region(prod, B, W, diag, gtol, max_iter):
+def _trust_region(prod, B, W, diag, gtol, max_iter, inverse=None):
     """Riemannian trust regions for ``min Tr(W^T A W) - 2 Tr(W^T B)`` on ``W^T W = I``.
 
     With the embedded metric, ``G = A W - B`` and ``S = sym(W^T G)``, half the
@@ -334,6 +345,13 @@ def _trust_region(prod, B, W, diag, gtol, max_iter):
     away, different paths may end in different local minima (the problem has
     several), as GPI's may.
 
+    With ``inverse`` (``A^{-1}``, positive definite) the normal part is mapped by
+    the Jacobi-Davidson correction ``M - M W (W^T M W)^{-1} W^T M`` of ``M = A^{-1}``
+    (the shifts ``s_j`` ignored: on the complement of the k smallest eigenvectors,
+    where the Hessian's ``A - s_j I`` is positive, ``(lambda - s_j) / lambda`` stays
+    close to 1 when those eigenvalues lie above the ``s_j``) and the skew part as
+    above (:func:`_inverse_preconditioner`).
+
     Returns ``(W, history, converged)``.
     """
     d, k = B.shape
@@ -345,6 +363,11 @@ def _trust_region(prod, B, W, diag, gtol, max_iter):
     if diag is not None:
         diag = np.asarray(diag, dtype=np.float64).reshape(-1, 1)
         radius_max = np.sqrt(k * max(float(np.median(np.abs(diag))), tiny))
+    elif inverse is not None:
+        # the trust region is measured in the preconditioner's inverse norm, i.e. in
+        # A's norm: its scale is that of A's typical curvature, here estimated by
+        # the Rayleigh quotient of W
+        radius_max = np.sqrt(k * max(float(np.sum(W * AW)) / k, tiny))
     else:
         radius_max = np.sqrt(k)
     radius = radius_max / 8.0
@@ -372,8 +395,12 @@ def _trust_region(prod, B, W, diag, gtol, max_iter):
             return proj(np.asarray(prod(xi)) - xi @ S)
 
         if precond is None:
-            precond = (_projected_preconditioner(W, S, B, diag) if diag is not None
-                       else (lambda r: r))
+            if inverse is not None:
+                precond = _inverse_preconditioner(W, S, B, inverse)
+            elif diag is not None:
+                precond = _projected_preconditioner(W, S, B, diag)
+            else:
+                precond = _identity
         eta, Heta, boundary = _truncated_cg(grad, hess, precond, proj, radius)
         model = -2.0 * (float(np.sum(grad * eta)) + 0.5 * float(np.sum(eta * Heta)))
         if not boundary and model <= _RESOLUTION * np.finfo(float).eps * float(
@@ -448,6 +475,38 @@ def _projected_preconditioner(W, S, B, diag):
         return Z + W @ Om
 
     return precond
+
+
+def _inverse_preconditioner(W, S, B, inverse):
+    """The preconditioner of :func:`_projected_preconditioner` with ``M_j = A^{-1}``
+    for every column (``inverse`` applies it), for positive definite A.
+
+    Normal part: ``M - M W (W^T M W)^{-1} W^T M`` (symmetric positive definite on
+    the complement of span(W), and zero on span(W)); skew part: entrywise division
+    by ``(c_i + c_j) / 2`` in the eigenbasis V of S, floored as there (the floor
+    here a thousandth of the median magnitude, and at least ``1e-12 max |s|``).
+    Costs one application of ``inverse`` to W per W, then one per call."""
+    tiny = np.finfo(float).tiny
+    s, V = np.linalg.eigh(S)
+    MW = np.asarray(inverse(W))
+    WtMW_inv = np.linalg.inv(_sym(W.T @ MW))
+    c = np.diag(V.T @ _sym(W.T @ B) @ V)
+    tau = 0.5 * (c[:, None] + c[None, :])
+    floor = max(1e-3 * float(np.median(np.abs(tau))), 1e-12 * float(np.abs(s).max()), tiny)
+    tau = np.maximum(tau, floor)
+
+    def precond(r):
+        Om = W.T @ r
+        MR = np.asarray(inverse(r - W @ Om))
+        Z = MR - MW @ (WtMW_inv @ (W.T @ MR))
+        Om = V @ ((V.T @ _sym_skew(Om) @ V) / tau) @ V.T
+        return Z + W @ Om
+
+    return precond
+
+
+def _identity(r):
+    return r
 
 
 def _sym_skew(M):

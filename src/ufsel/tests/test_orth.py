@@ -146,9 +146,13 @@ def test_trust_region_solves_to_first_order_tolerance(seed):
     B = rng.standard_normal((d, k))
     W0 = polar_factor(rng.standard_normal((d, k)))
     lam, V = np.linalg.eigh(A)
-    for A_given, eig in ((A, None), (None, (lam, V)), (lambda Z: A @ Z, None)):
+    inverse = (lambda R: np.linalg.solve(A, R))  # noqa: E731
+    ways = ((A, None, None), (None, (lam, V), None), (lambda Z: A @ Z, None, None),
+            (lambda Z: A @ Z, None, inverse))
+    for A_given, eig, inv in ways:
         W, hist, ok = stiefel_quadratic(A_given, B, W0, method="trust_region", gtol=1e-12,
-                                        max_iter=500, return_converged=True, eig=eig)
+                                        max_iter=500, return_converged=True, eig=eig,
+                                        inverse=inv)
         assert ok
         _check_local_minimum(A, B, W, hist, 1e-12)
     # the eigenbasis path does not depend on the eigenvectors' signs
@@ -160,9 +164,9 @@ def test_trust_region_solves_to_first_order_tolerance(seed):
     # ends in that minimum
     W_ref = _eig_path(A, B, W0, lam, V)
     W_near = polar_factor(W_ref + 1e-3 * rng.standard_normal((d, k)))
-    for A_given, eig in ((A, None), (None, (lam, V)), (lambda Z: A @ Z, None)):
+    for A_given, eig, inv in ways:
         W, _ = stiefel_quadratic(A_given, B, W_near, method="trust_region", gtol=1e-12,
-                                 max_iter=500, eig=eig)
+                                 max_iter=500, eig=eig, inverse=inv)
         np.testing.assert_allclose(W, W_ref, atol=1e-9)
 
 
@@ -184,18 +188,26 @@ def test_trust_region_beats_brute_force_on_a_tiny_problem():
     assert _riemannian_gradient_norm(A, B, W) <= 1e-12
 
 
-def test_trust_region_preconditioner_is_symmetric_positive_definite():
+@pytest.mark.parametrize("kind", ["diagonal", "inverse"])
+def test_trust_region_preconditioner_is_symmetric_positive_definite(kind):
     # CG needs an SPD preconditioner on the tangent space {Z : W^T Z + Z^T W = 0}.
-    from ufsel.linalg._orth import _projected_preconditioner
+    from ufsel.linalg._orth import _inverse_preconditioner, _projected_preconditioner
 
     rng = np.random.default_rng(4)
     d, k = 20, 3
     lam = np.geomspace(0.1, 1e3, d)
     W = polar_factor(rng.standard_normal((d, k)))
     B = rng.standard_normal((d, k))
-    G = lam[:, None] * W - B
-    S = 0.5 * (W.T @ G + G.T @ W)
-    P = _projected_preconditioner(W, S, B, lam[:, None])
+    if kind == "diagonal":
+        G = lam[:, None] * W - B
+        S = 0.5 * (W.T @ G + G.T @ W)
+        P = _projected_preconditioner(W, S, B, lam[:, None])
+    else:
+        Q = polar_factor(rng.standard_normal((d, d)))
+        A = (Q * lam) @ Q.T
+        G = A @ W - B
+        S = 0.5 * (W.T @ G + G.T @ W)
+        P = _inverse_preconditioner(W, S, B, lambda R: np.linalg.solve(A, R))
     T = _tangent_basis(W)
     M = np.column_stack([P(T[:, j].reshape(d, k)).ravel() for j in range(T.shape[1])])
     np.testing.assert_allclose(W.T @ M.reshape(d, k, -1).transpose(2, 0, 1)

@@ -122,6 +122,56 @@ def test_operator_path_matches_dense():
     np.testing.assert_allclose(a.objective_, b.objective_, rtol=1e-8)
 
 
+@pytest.mark.parametrize("sparse_x", [False, True])
+def test_pushthrough_product_and_inverse_equal_the_dense_matrix(sparse_x):
+    # d > n: A = G + X^T N X applied through X, and A^{-1} through the n x n Woodbury
+    # system, equal the dense A and a dense solve.
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((30, 90))
+    S, _ = adaptive_neighbors(X, 5)
+    g = rng.uniform(0.5, 50.0, 90)
+    R = rng.standard_normal((90, 4))
+    A, _ = _WStep(X, 0.7, dense=True).matrix(S, g, 0.3)
+    step = _WStep(sparse.csr_matrix(X) if sparse_x else X, 0.7, dense=False)
+    np.testing.assert_allclose(step.product(S, g, 0.3)(R), A @ R, rtol=1e-10,
+                               atol=1e-10 * np.abs(A @ R).max())
+    inv = step.pushthrough_inverse(S, g, 0.3)
+    expected = np.linalg.solve(A, R)
+    np.testing.assert_allclose(inv(R), expected, rtol=1e-8, atol=1e-10 * np.abs(expected).max())
+    # gamma = 0 (A singular when d > n): no push-through inverse
+    assert step.pushthrough_inverse(S, g, 0.0) is None
+
+
+def test_pushthrough_w_steps_match_the_eigenbasis():
+    # The later W-steps by products with X and the push-through inverse, or in A's
+    # eigenbasis: every W-step is solved to w_tol from the same start, so the fits
+    # agree to that tolerance.
+    X, _, _ = make_planted_clusters(40, n_informative=5, n_noise=115, n_clusters=3,
+                                    random_state=1)
+    fits = {}
+    for solver in ("dense", "pushthrough"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            fits[solver] = UFSA(10, n_clusters=3, n_neighbors=5, max_iter=15, solver=solver,
+                                random_state=0).fit(X)
+    a, b = fits["dense"], fits["pushthrough"]
+    assert (a.solver_, b.solver_) == ("dense", "pushthrough")
+    assert a.w_step_converged_.all() and b.w_step_converged_.all()
+    np.testing.assert_allclose(a.objective_, b.objective_, rtol=1e-8)
+    np.testing.assert_allclose(a.scores_, b.scores_, atol=1e-7)
+
+
+def test_pushthrough_rule():
+    from ufsel._ufsa import _use_pushthrough
+
+    # JAFFE, UMIST and ORL shapes with c = the number of classes (see its docstring)
+    assert _use_pushthrough(213, 1024, 10)
+    assert not _use_pushthrough(575, 644, 20)
+    assert not _use_pushthrough(400, 1024, 40)
+    assert not _use_pushthrough(1440, 1024, 20)  # n > d
+    assert not _use_pushthrough(5000, 60000, 5)  # n above the limit
+
+
 def test_constant_features_are_ignored():
     X, _, informative = make_planted_clusters(120, n_informative=4, n_noise=10, n_clusters=3,
                                               random_state=2)
