@@ -332,9 +332,10 @@ class UFSA(BaseSelector):
       after the first, and the fit ends at objective (7) = 22.56 (see
       ``benchmarks/bench_ufsa.py``). Its outer loop then runs more
       iterations than the stalled GPI let it (JAFFE 77 instead of 48, COIL20
-      with 5 clusters 153), so at n_clusters=5 a fit takes up to 3.7 times
+      with 5 clusters 153), so at n_clusters=5 COIL20's fit takes 3.7 times
       as long as before, while with c = the number of classes UMIST, ORL and
-      COIL20 take 0.4-0.6 times as long (docs/guide/performance.md). Because every W-step reaches its
+      COIL20 take 0.4-0.6 times as long, and JAFFE (push-through W-steps,
+      see Cost) 0.5 times (docs/guide/performance.md). Because every W-step reaches its
       minimiser to ``w_tol``, the path the solver takes does not change the
       result beyond that tolerance (dense and operator solvers, sparse and
       dense X agree to 1e-10; tested). A known slow case: n_clusters close
