@@ -386,7 +386,8 @@ class UFSA(BaseSelector):
     A is applied to the d x c block W as
     ``X^T (N (X W)) + gamma g * W``, ``N = 2 L_s + alpha H``, in
     O(nnz(X) c + nnz(S) c): the push-through of the d x d matrix, which is
-    never formed.
+    never formed; it is preconditioned as below, or, above 4096 samples, by
+    A's diagonal (O(nnz(S) d)).
 
     Push-through W-steps (d > n, up to 4096 samples): with the operator
     solver always, and with ``solver="pushthrough"`` after the first

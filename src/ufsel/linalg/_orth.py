@@ -364,9 +364,9 @@ def _trust_region(prod, B, W, diag, gtol, max_iter, inverse=None):
         diag = np.asarray(diag, dtype=np.float64).reshape(-1, 1)
         radius_max = np.sqrt(k * max(float(np.median(np.abs(diag))), tiny))
     elif inverse is not None:
-        # the trust region is measured in the preconditioner's inverse norm, i.e. in
-        # A's norm: its scale is that of A's typical curvature, here estimated by
-        # the Rayleigh quotient of W
+        # the trust region is measured in the preconditioner's inverse norm, about A's
+        # norm: its scale is A's curvature along W (the Rayleigh quotient), where the
+        # steps mostly go
         radius_max = np.sqrt(k * max(float(np.sum(W * AW)) / k, tiny))
     else:
         radius_max = np.sqrt(k)
