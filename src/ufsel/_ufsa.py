@@ -264,7 +264,8 @@ class UFSA(BaseSelector):
        (:func:`ufsel.linalg.stiefel_quadratic` with ``method="trust_region"``;
        Absil, Baker, Gallivan 2007): Newton steps on the manifold with the
        exact Riemannian Hessian, truncated conjugate gradients preconditioned
-       in A's eigenbasis, and the polar retraction ``polar(W + eta)``, so
+       in A's eigenbasis (or, for d > n, by ``A^{-1}`` through the Woodbury
+       identity: see Cost), and the polar retraction ``polar(W + eta)``, so
        ``W^T W = I`` holds to rounding after every step (never by a later
        re-orthonormalisation). A step is accepted only if it decreases the
        quadratic, and the majoriser touches the l2,1 term at the current W, so
