@@ -96,6 +96,29 @@ def pcmac():
 
 
 # --------------------------------------------------------- every selector
+def _duplicate_groups(X, standardized):
+    """Group label of each feature: features with equal columns share one (after each
+    column is divided by its standard deviation when the selector standardizes). Such
+    features are exchangeable, so which of them gets which score is a documented tie:
+    in this TF-IDF slice features 76 and 167 each have one non-zero, in the same
+    document, and become equal once standardized; UFSA's two minima then differ only by
+    swapping their scores, and which one a fit reaches follows rounding."""
+    X = np.asarray(X, dtype=float)
+    if standardized:
+        std = X.std(axis=0)
+        X = X / np.where(std > 0, std, 1.0)
+    _, group = np.unique(np.round(X, 10), axis=1, return_inverse=True)
+    return group.ravel()
+
+
+def _sorted_within_groups(scores, group):
+    out = scores.copy()
+    for g in np.unique(group):
+        members = np.flatnonzero(group == g)
+        out[members] = np.sort(scores[members])
+    return out
+
+
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
 def test_sparse_equals_dense(name, fmt, tfidf):
@@ -103,14 +126,18 @@ def test_sparse_equals_dense(name, fmt, tfidf):
     dense = make(name, 20).fit(X.toarray())
     sel = make(name, 20).fit(X.asformat(fmt))
     scale = np.abs(dense.scores_).max()
-    np.testing.assert_allclose(sel.scores_, dense.scores_, rtol=1e-6,
+    group = _duplicate_groups(X.toarray(), dense.get_params().get("standardize", False))
+    np.testing.assert_allclose(_sorted_within_groups(sel.scores_, group),
+                               _sorted_within_groups(dense.scores_, group), rtol=1e-6,
                                atol=SCORE_ATOL.get(name, 1e-9) * scale)
     np.testing.assert_array_equal(sel.constant_features_, dense.constant_features_)
-    # the same selection unless the cut falls in a near-tie (features at round-off level)
+    # the same selection (up to exchanging duplicate features) unless the cut falls in a
+    # near-tie (features at round-off level)
     order = np.argsort(dense.ranking_)
     s = dense.scores_[order]
     if not dense.constant_features_[order][20] and s[19] - s[20] > 1e-6 * scale:
-        np.testing.assert_array_equal(sel.get_support(), dense.get_support())
+        np.testing.assert_array_equal(np.sort(group[sel.get_support()]),
+                                      np.sort(group[dense.get_support()]))
 
 
 @pytest.mark.parametrize("name", NATIVE)
