@@ -57,6 +57,29 @@ def _use_pushthrough(n, d, c):
     return _INNER_PER_OUTER * (4 * n * d * c + 2 * n * n * c) < d ** 3
 
 
+#: Below this many flops for the largest dense kernel of an outer iteration, a fit runs
+#: with one BLAS / OpenMP thread (see _serial_is_faster).
+_SERIAL_MAX_WORK = 2e9
+
+
+def _serial_is_faster(n, d, c, solver):
+    """Whether a fit runs faster with one thread: when the largest dense kernel of an
+    outer iteration (forming the d x d matrix, ``n d^2``, for the dense solver; the n x n
+    push-through system, ``n^2 d``, otherwise) is below ``_SERIAL_MAX_WORK``.
+
+    The other steps are small products and searches on n x c blocks, where a second
+    thread only adds synchronisation: on 2 cores with two threads, fits took
+    JAFFE 11.1 s, UMIST 25.6 s and COIL20 55.3 s against 7.3, 14.8 and 52.7 s with one
+    (the S-step's OpenMP search alone went from 3 to 34 ms per call on JAFFE, next to
+    OpenBLAS's waiting threads). Running serially also makes these fits independent of
+    the thread count.
+    """
+    dense = solver == "dense" or (solver == "auto" and d <= max(n, _OPERATOR_MIN_D)
+                                  and not _use_pushthrough(n, d, c))
+    work = n * d * d if dense else n * n * d
+    return work <= _SERIAL_MAX_WORK
+
+
 def _sym_laplacian(S):
     """``L_s = D_s - (S + S^T) / 2`` (sparse), D_s the degrees of the symmetrised S."""
     Ssym = 0.5 * (S + S.T)
@@ -355,7 +378,12 @@ class UFSA(BaseSelector):
       (not from the expanded ``||a||^2 - 2 a.b + ||b||^2`` of the brute-force
       search) and equal distances are ordered by index, so the neighbour
       choice does not depend on the search's rounding or order. The W-step
-      runs with one BLAS thread (its products are d x c blocks).
+      runs with one BLAS thread (its products are d x c blocks), and a whole
+      fit does when its largest dense kernel is below 2e9 flops
+      (``n d^2`` for the dense solver, ``n^2 d`` otherwise: JAFFE, UMIST,
+      ORL and COIL20), where a second thread was measured to slow the fit
+      down (UMIST 25.6 s with two threads against 14.8 s with one) and the
+      result then does not depend on the thread count.
 
     - ``s_step``: the exact S-step needs the nearest neighbours of every
       projected point among all n (``"exact"``). ``"two_hop"`` (the default
@@ -603,6 +631,13 @@ class UFSA(BaseSelector):
     def _fit(self, X):
         n, d = X.shape
         self._check(n, d)
+        if _serial_is_faster(n, d, self.n_clusters, self.solver):
+            with threadpool_limits(limits=1):
+                return self._fit_iterations(X)
+        return self._fit_iterations(X)
+
+    def _fit_iterations(self, X):
+        n, d = X.shape
         c, k = self.n_clusters, self.n_neighbors
         alpha, gamma, eps = self.alpha, self.gamma, self.eps
         rng = check_random_state(self.random_state)

@@ -172,6 +172,37 @@ def test_pushthrough_rule():
     assert not _use_pushthrough(5000, 60000, 5)  # n above the limit
 
 
+def test_small_fits_run_serially_and_do_not_depend_on_the_thread_count(planted):
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from ufsel._ufsa import _serial_is_faster
+
+    # JAFFE, UMIST, ORL, COIL20 (serial); 70,000 x 784 and an operator fit whose n x n
+    # system is large (threaded)
+    for n, d, c in ((213, 1024, 10), (575, 644, 20), (400, 1024, 40), (1440, 1024, 20)):
+        assert _serial_is_faster(n, d, c, "auto")
+    assert not _serial_is_faster(70000, 784, 10, "auto")
+    assert not _serial_is_faster(1400, 2200, 100, "auto")
+    # during a small fit every pool runs one thread
+    seen = []
+    X, _, _ = planted
+    sel = UFSA(5, n_clusters=4, n_neighbors=10, max_iter=5, random_state=0)
+    original = sel._fit_iterations
+
+    def spy(X):
+        seen.extend(p["num_threads"] for p in threadpool_info())
+        return original(X)
+
+    sel._fit_iterations = spy
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        sel.fit(X)
+        with threadpool_limits(limits=2):
+            again = UFSA(5, n_clusters=4, n_neighbors=10, max_iter=5, random_state=0).fit(X)
+    assert seen and set(seen) == {1}
+    np.testing.assert_array_equal(sel.scores_, again.scores_)
+
+
 def test_constant_features_are_ignored():
     X, _, informative = make_planted_clusters(120, n_informative=4, n_noise=10, n_clusters=3,
                                               random_state=2)
