@@ -484,7 +484,12 @@ def _inverse_preconditioner(W, S, B, inverse):
     Normal part: ``M - M W (W^T M W)^{-1} W^T M`` (symmetric positive definite on
     the complement of span(W), and zero on span(W)); skew part: entrywise division
     by ``(c_i + c_j) / 2`` in the eigenbasis V of S, floored as there (the floor
-    here a thousandth of the median magnitude, and at least ``1e-12 max |s|``).
+    here a thousandth of the median magnitude, and at least ``1e-12 max |s|``); pairs
+    with ``|c_i + c_j| / 2 <= 1e-10 max |s|`` are flat (B = 0: rotations within
+    span(W) leave f unchanged, the Hessian is singular there) and are mapped to 0, so
+    the inner iterations do not wander along them (with the floor instead, B = 0
+    solves stopped short of their tolerance). Positive definite on the rest of the
+    tangent space; :func:`_truncated_cg` stops when only flat residual is left.
     Costs one application of ``inverse`` to W per W, then one per call."""
     tiny = np.finfo(float).tiny
     s, V = np.linalg.eigh(S)
@@ -492,14 +497,17 @@ def _inverse_preconditioner(W, S, B, inverse):
     WtMW_inv = np.linalg.inv(_sym(W.T @ MW))
     c = np.diag(V.T @ _sym(W.T @ B) @ V)
     tau = 0.5 * (c[:, None] + c[None, :])
-    floor = max(1e-3 * float(np.median(np.abs(tau))), 1e-12 * float(np.abs(s).max()), tiny)
-    tau = np.maximum(tau, floor)
+    scale = float(np.abs(s).max())
+    floor = max(1e-3 * float(np.median(np.abs(tau))), 1e-12 * scale, tiny)
+    # flat pairs (no curvature, e.g. B = 0: rotations within span(W) leave f unchanged)
+    # are not searched: their gradient is rounding noise
+    inv_tau = np.where(np.abs(tau) <= 1e-10 * scale, 0.0, 1.0 / np.maximum(tau, floor))
 
     def precond(r):
         Om = W.T @ r
         MR = np.asarray(inverse(r - W @ Om))
         Z = MR - MW @ (WtMW_inv @ (W.T @ MR))
-        Om = V @ ((V.T @ _sym_skew(Om) @ V) / tau) @ V.T
+        Om = V @ ((V.T @ _sym_skew(Om) @ V) * inv_tau) @ V.T
         return Z + W @ Om
 
     return precond
@@ -524,6 +532,8 @@ def _truncated_cg(grad, hess, precond, proj, radius):
     delta = -z
     rz = float(np.sum(r * z))
     r0 = float(np.linalg.norm(r))
+    if not rz > 0:
+        return eta, Heta, False  # nothing the preconditioner searches (flat directions only)
     # norms in the P^{-1} metric: <eta, eta>, <eta, delta>, <delta, delta>
     e_pe, e_pd, d_pd = 0.0, 0.0, rz
     for _ in range(_TCG_MAX_INNER):  # more than dim steps can help in floating point
@@ -543,6 +553,8 @@ def _truncated_cg(grad, hess, precond, proj, radius):
             break
         z = precond(r)
         rz_new = float(np.sum(r * z))
+        if not rz_new > 0:
+            break  # the residual left is in the flat directions the preconditioner skips
         beta = rz_new / rz
         rz = rz_new
         delta = -z + beta * delta

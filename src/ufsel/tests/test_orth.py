@@ -39,6 +39,26 @@ def test_gpi_orthonormal_and_monotone(adaptive):
     assert np.linalg.norm(WtG - WtG.T) < 1e-4 * np.linalg.norm(WtG)
 
 
+@pytest.mark.parametrize("seed", [3, 7, 9, 10])
+def test_trust_region_with_inverse_and_no_linear_term(seed):
+    # B = 0: rotations within span(W) leave f unchanged (a singular Hessian there). The
+    # inverse preconditioner does not search those flat directions; with a floored
+    # scale there instead (the first version), all four stopped short of the tolerance.
+    rng = np.random.default_rng(seed)
+    d, k = 40, 4
+    Q = polar_factor(rng.standard_normal((d, d)))
+    spectrum = np.r_[np.linspace(1.0, 2.0, k), np.geomspace(5.0, 1e4, d - k)]
+    A = (Q * spectrum) @ Q.T
+    W0 = polar_factor(rng.standard_normal((d, k)))
+    W, hist, ok = stiefel_quadratic(lambda Z: A @ Z, np.zeros((d, k)), W0,
+                                    method="trust_region", gtol=1e-12, max_iter=200,
+                                    return_converged=True,
+                                    inverse=lambda R: np.linalg.solve(A, R))
+    assert ok and len(hist) < 40
+    V = Q[:, :k]
+    np.testing.assert_allclose(W @ W.T, V @ V.T, atol=1e-10)
+
+
 @pytest.mark.parametrize("method, kw, atol", [
     ("gpi", {"max_iter": 5000, "tol": 1e-15}, 1e-5),
     ("trust_region", {"max_iter": 500, "gtol": 1e-12}, 1e-10),

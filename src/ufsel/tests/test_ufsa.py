@@ -161,6 +161,20 @@ def test_pushthrough_w_steps_match_the_eigenbasis():
     np.testing.assert_allclose(a.scores_, b.scores_, atol=1e-7)
 
 
+def test_pushthrough_w_steps_without_regression_term():
+    # alpha = 0: B = 0, the W-step is an eigenproblem whose rotations within span(W) are
+    # flat; the push-through W-steps still meet w_tol and agree with the eigenbasis.
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((30, 80))
+    kw = dict(n_clusters=4, n_neighbors=5, max_iter=20, random_state=0, alpha=0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        a = UFSA(10, solver="dense", **kw).fit(X)
+        b = UFSA(10, solver="pushthrough", **kw).fit(X)
+    assert b.solver_ == "pushthrough" and b.w_step_converged_.all()
+    np.testing.assert_allclose(b.objective_, a.objective_, rtol=1e-8)
+
+
 def test_pushthrough_rule():
     from ufsel._ufsa import _use_pushthrough
 
