@@ -62,10 +62,24 @@ def _use_pushthrough(n, d, c):
 _SERIAL_MAX_WORK = 2e9
 
 
-def _serial_is_faster(n, d, c, solver):
-    """Whether a fit runs faster with one thread: when the largest dense kernel of an
-    outer iteration (forming the d x d matrix, ``n d^2``, for the dense solver; the n x n
-    push-through system, ``n^2 d``, otherwise) is below ``_SERIAL_MAX_WORK``.
+def _resolve_solver(solver, n, d, c, gamma):
+    """The solver a fit uses: ``"auto"`` resolved (``"operator"`` when d > max(n, 2048),
+    ``"pushthrough"`` when :func:`_use_pushthrough`, else ``"dense"``), and
+    ``"pushthrough"`` replaced by ``"dense"`` where the Woodbury inverse does not exist
+    (d <= n, or gamma = 0 so that G = gamma diag(g) is not positive)."""
+    if solver == "auto":
+        solver = ("operator" if d > max(n, _OPERATOR_MIN_D)
+                  else "pushthrough" if _use_pushthrough(n, d, c) else "dense")
+    if solver == "pushthrough" and (d <= n or gamma == 0):
+        solver = "dense"
+    return solver
+
+
+def _serial_is_faster(n, d, solver):
+    """Whether a fit with the (resolved) ``solver`` runs faster with one thread: when the
+    largest dense kernel of an outer iteration (forming the d x d matrix, ``n d^2``, for
+    the dense solver; the n x n push-through system, ``n^2 d``, otherwise) is below
+    ``_SERIAL_MAX_WORK``.
 
     The other steps are small products and searches on n x c blocks, where a second
     thread only adds synchronisation: on 2 cores with two threads, fits took
@@ -74,9 +88,7 @@ def _serial_is_faster(n, d, c, solver):
     OpenBLAS's waiting threads). Running serially also makes these fits independent of
     the thread count.
     """
-    dense = solver == "dense" or (solver == "auto" and d <= max(n, _OPERATOR_MIN_D)
-                                  and not _use_pushthrough(n, d, c))
-    work = n * d * d if dense else n * n * d
+    work = n * d * d if solver == "dense" else n * n * d
     return work <= _SERIAL_MAX_WORK
 
 
@@ -166,20 +178,22 @@ class _WStep:
         """``X^T H F``."""
         return np.asarray(self.X.T @ self.center(F))
 
-    def product(self, S, g, gamma):
+    def apply_n(self, L, U):
+        """``N U`` for an (n, k) block, ``N = 2 L_s + alpha H`` (L the graph Laplacian L_s)."""
+        return 2.0 * (L @ U) + self.alpha * self.center(U)
+
+    def product(self, L, g, gamma):
         """``V -> A V`` for (d, k) blocks, without forming A:
-        ``2 X^T (L_s (X V)) + alpha X^T H (X V) + gamma g * V``, O(nnz(X) k + nnz(S) k)."""
+        ``X^T (N (X V)) + gamma g * V``, O(nnz(X) k + nnz(S) k); L the graph
+        Laplacian L_s (:func:`_sym_laplacian`)."""
         X = self.X
-        L = _sym_laplacian(S)
 
         def matmat(V):
-            XV = np.asarray(X @ V)
-            NXV = 2.0 * (L @ XV) + self.alpha * self.center(XV)  # N X V, N = 2 L_s + alpha H
-            return np.asarray(X.T @ NXV) + gamma * g[:, None] * V
+            return np.asarray(X.T @ self.apply_n(L, np.asarray(X @ V))) + gamma * g[:, None] * V
 
         return matmat
 
-    def pushthrough_inverse(self, S, g, gamma):
+    def pushthrough_inverse(self, L, g, gamma):
         """``R -> A^{-1} R`` for d > n by the Woodbury identity, without forming A.
 
         ``A = G + X^T N X`` with ``G = gamma diag(g)`` (positive) and the n x n
@@ -198,7 +212,6 @@ class _WStep:
         XGi = X @ sparse.diags(1.0 / Gd) if sparse.issparse(X) else X / Gd
         K = XGi @ X.T
         K = K.toarray() if sparse.issparse(K) else np.asarray(K)
-        L = _sym_laplacian(S)
         # T = I + K N = I + 2 (L_s K)^T + alpha (K - K 1 1^T / n)  (K, L_s symmetric)
         T = 2.0 * sparse_dense_matmul(L, K).T
         T += self.alpha * (K - K.mean(axis=1, keepdims=True))
@@ -208,8 +221,7 @@ class _WStep:
 
         def inverse(R):
             v = linalg.lu_solve(lu, np.asarray(XGi @ R), check_finite=False)
-            Nv = 2.0 * (L @ v) + self.alpha * self.center(v)
-            return (R - np.asarray(X.T @ Nv)) / Gd[:, None]
+            return (R - np.asarray(X.T @ self.apply_n(L, v))) / Gd[:, None]
 
         return inverse
 
@@ -225,9 +237,9 @@ class _WStep:
             A = (XtKX + XtKX.T) + self.alpha * self.XtHX
             A[np.diag_indices(d)] += gamma * g
             return A, None
-        diag = (2.0 * graph_quadratic(X, _sym_laplacian(S)) + self.alpha * self.diag_xthx
-                + gamma * g)
-        product = self.product(S, g, gamma)
+        L = _sym_laplacian(S)
+        diag = 2.0 * graph_quadratic(X, L) + self.alpha * self.diag_xthx + gamma * g
+        product = self.product(L, g, gamma)
 
         def matmat(V):
             return product(V.reshape(d, -1))
@@ -631,7 +643,8 @@ class UFSA(BaseSelector):
     def _fit(self, X):
         n, d = X.shape
         self._check(n, d)
-        if _serial_is_faster(n, d, self.n_clusters, self.solver):
+        if _serial_is_faster(n, d, _resolve_solver(self.solver, n, d, self.n_clusters,
+                                                   self.gamma)):
             with threadpool_limits(limits=1):
                 return self._fit_iterations(X)
         return self._fit_iterations(X)
@@ -643,12 +656,7 @@ class UFSA(BaseSelector):
         rng = check_random_state(self.random_state)
         X, keep, scale = self._prepare(X)
         dk = X.shape[1]
-        solver = self.solver
-        if solver == "auto":
-            solver = ("operator" if dk > max(n, _OPERATOR_MIN_D)
-                      else "pushthrough" if _use_pushthrough(n, dk, c) else "dense")
-        if solver == "pushthrough" and (dk <= n or gamma == 0):
-            solver = "dense"  # A^{-1} by Woodbury needs d > n and G = gamma diag(g) > 0
+        solver = _resolve_solver(self.solver, n, dk, c, gamma)
         step = _WStep(X, alpha, dense=(solver != "operator"))
         # the operator solver's alternative, A's diagonal as the preconditioner, needed
         # 674 trust-region iterations and 241 s on JAFFE against 10 s
@@ -686,12 +694,14 @@ class UFSA(BaseSelector):
             #   also precondition the inner conjugate gradients. Divide and conquer: every
             #   eigenvector is needed, and it is 1.2-1.4 times faster than the default MRRR
             #   driver here (A is not used afterwards);
-            # - operator: products with X, preconditioned by A's diagonal.
+            # - operator: products with X, preconditioned as push-through up to 4096
+            #   samples and by A's diagonal above.
             eig = inverse = diag = None
             if pushthrough and (it > 0 or not step.dense):
-                inverse = step.pushthrough_inverse(S, g, gamma)
+                L = _sym_laplacian(S)
+                inverse = step.pushthrough_inverse(L, g, gamma)
             if inverse is not None:
-                A = step.product(S, g, gamma)
+                A = step.product(L, g, gamma)
             else:
                 A, diag = step.matrix(S, g, gamma)
                 if step.dense:

@@ -461,8 +461,7 @@ def _projected_preconditioner(W, S, B, diag):
     # (k, k, k): (W^T M_j W)^{-1}, SPD (M_j > 0, W of full column rank), inverted once
     # per W so that each application costs O(d k^2 + k^3)
     WtMW_inv = np.linalg.inv(np.matmul(W.T[None, :, :] * M.T[:, None, :], W))
-    c = np.diag(V.T @ _sym(W.T @ B) @ V)
-    tau = 0.5 * (c[:, None] + c[None, :])
+    tau = _skew_curvature(W, B, V)
     tau = np.maximum(tau, max(1e-3 * float(np.median(np.abs(tau))), floor))
 
     def precond(r):
@@ -471,10 +470,23 @@ def _projected_preconditioner(W, S, B, diag):
         MR = M * R
         t = np.einsum("jab,bj->ja", WtMW_inv, W.T @ MR)  # row j: (W^T M_j W)^{-1} W^T MR_j
         Z = (MR - M * (W @ t.T)) @ V.T
-        Om = V @ ((V.T @ _sym_skew(Om) @ V) / tau) @ V.T
-        return Z + W @ Om
+        return Z + W @ _skew_solve(Om, V, tau)
 
     return precond
+
+
+def _skew_curvature(W, B, V):
+    """``(c_i + c_j) / 2``, ``c = diag(V^T sym(W^T B) V)``: the Hessian's action on the
+    skew part ``W Omega`` in the eigenbasis V of S, for nearly diagonal
+    ``V^T W^T A W V`` (``W^T A W - S = sym(W^T B)``)."""
+    c = np.diag(V.T @ _sym(W.T @ B) @ V)
+    return 0.5 * (c[:, None] + c[None, :])
+
+
+def _skew_solve(Om, V, tau):
+    """The skew part of ``Om`` divided entrywise by ``tau`` in the eigenbasis V of S
+    (an entry of ``tau`` that is ``inf`` maps its pair to 0)."""
+    return V @ ((V.T @ _sym_skew(Om) @ V) / tau) @ V.T
 
 
 def _inverse_preconditioner(W, S, B, inverse):
@@ -495,20 +507,18 @@ def _inverse_preconditioner(W, S, B, inverse):
     s, V = np.linalg.eigh(S)
     MW = np.asarray(inverse(W))
     WtMW_inv = np.linalg.inv(_sym(W.T @ MW))
-    c = np.diag(V.T @ _sym(W.T @ B) @ V)
-    tau = 0.5 * (c[:, None] + c[None, :])
+    tau = _skew_curvature(W, B, V)
     scale = float(np.abs(s).max())
     floor = max(1e-3 * float(np.median(np.abs(tau))), 1e-12 * scale, tiny)
     # flat pairs (no curvature, e.g. B = 0: rotations within span(W) leave f unchanged)
-    # are not searched: their gradient is rounding noise
-    inv_tau = np.where(np.abs(tau) <= 1e-10 * scale, 0.0, 1.0 / np.maximum(tau, floor))
+    # are not searched (divided by inf): their gradient is rounding noise
+    tau = np.where(np.abs(tau) <= 1e-10 * scale, np.inf, np.maximum(tau, floor))
 
     def precond(r):
         Om = W.T @ r
         MR = np.asarray(inverse(r - W @ Om))
         Z = MR - MW @ (WtMW_inv @ (W.T @ MR))
-        Om = V @ ((V.T @ _sym_skew(Om) @ V) * inv_tau) @ V.T
-        return Z + W @ Om
+        return Z + W @ _skew_solve(Om, V, tau)
 
     return precond
 
