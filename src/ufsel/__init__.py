@@ -14,8 +14,10 @@ __version__ = "0.1.0"
 from ._laplacian_score import LaplacianScore  # noqa: E402
 from ._maxvar import MaxVariance  # noqa: E402
 from ._mcfs import MCFS  # noqa: E402
+from ._pivoted_qr import PivotedQR  # noqa: E402
 
 register("maxvariance", MaxVariance)
+register("pivotedqr", PivotedQR)
 register("laplacianscore", LaplacianScore, test_params={"n_neighbors": 3})
 register("mcfs", MCFS, test_params={"n_neighbors": 3, "n_clusters": 2})
 
@@ -84,6 +86,7 @@ __all__ = [
     "MCFS",
     "MaxVariance",
     "NumericalError",
+    "PivotedQR",
     "QAlpha",
     "RNE",
     "RSFS",

@@ -245,14 +245,14 @@ def _select_auto(args, X):
 
     auto = AutoSelector(n_features_to_select=args.n_features,
                         n_clusters="auto" if args.n_clusters is None else args.n_clusters,
-                        # --standardize: X arrives standardized; else try both
-                        standardize=False if args.standardize else "auto",
+                        # --standardize: X arrives standardized; the methods see X as it is
+                        standardize=False,
                         random_state=args.random_state).fit(X)
     chosen = auto.selector_
     used = {**chosen.get_params(deep=False),
-            "standardize": bool(args.standardize or auto.params_["standardize"]),
+            "standardize": bool(args.standardize),
             "n_features_to_select": int(auto.n_features_to_select_)}
-    notes = {} if args.standardize else {"standardize": "auto"}
+    notes = {}
     k_note = "auto: eigengap" if args.n_clusters in (None, "auto") else None
     if "n_clusters" in used and k_note:
         notes["n_clusters"] = k_note
@@ -475,7 +475,8 @@ def build_parser():
                      help="selector parameter, repeatable (e.g. --param n_neighbors=5)")
     sel.add_argument("--standardize", action="store_true",
                      help="scale every feature to unit variance before anything else (for "
-                          "features in different units); without it --method auto tries both")
+                          "features in different units); without it every method sees the "
+                          "features as given")
     sel.add_argument("--random-state", type=int, default=0)
     ev = s.add_argument_group("evaluation with labels (optional, never used to select)")
     ev.add_argument("--label-column", metavar="NAME",

@@ -20,10 +20,12 @@ from ._stability import Stability, selection_stability
 
 __all__ = ["AutoSelector", "Verdict", "select_features", "DEFAULT_METHODS"]
 
-#: Fast candidate methods (registry names) tried by default, each on the data
-#: as given and standardised (MaxVariance only as given: on standardised data
-#: every variance is 1).
-DEFAULT_METHODS = ("maxvariance", "laplacianscore", "spec", "mcfs", "spcafs")
+#: Fast candidate methods (registry names) tried by default, on the data as given
+#: (with ``standardize="auto"`` also standardised, MaxVariance excepted: on
+#: standardised data every variance is 1). PivotedQR is the one whose features are least redundant,
+#: the property that makes random subsets hard to beat on images
+#: (benchmarks/results/label_free_route.md).
+DEFAULT_METHODS = ("maxvariance", "laplacianscore", "spec", "mcfs", "spcafs", "pivotedqr")
 
 #: Fractions of d at which candidates are compared (their z-scores averaged).
 COMPARISON_RATIOS = (0.02, 0.05, 0.1)
@@ -132,8 +134,8 @@ class AutoSelector(BaseSelector):
        normalised 10-NN Laplacian of X).
     2. Fits each candidate configuration: each method of ``methods`` with its
        default parameters (and ``n_clusters=K`` where it has one) on X as
-       given and on X standardised to unit variance (``standardize="auto"``),
-       with ``n_features_to_select`` = 10 % of d (the largest compared
+       given (and, with ``standardize="auto"``, on X standardised to unit
+       variance), with ``n_features_to_select`` = 10 % of d (the largest compared
        count). A method whose ranking depends on the count (MCFS, whose
        LARS stops at that cardinality) is compared at each count with its
        ranking for that count (:meth:`~ufsel.base.BaseSelector.fit_rankings`),
@@ -162,7 +164,7 @@ class AutoSelector(BaseSelector):
     optimistic (a best-of-several choice).
 
     ``AutoSelector`` is not in the selector registry (``ufsel.SELECTORS``):
-    it is a meta-selector over registered methods, one fit runs about nine
+    it is a meta-selector over registered methods, one fit runs six
     candidate fits, a few hundred k-means runs for the criterion and ten
     bootstrap refits, which the registry-wide suites (common checks, scale
     and sparse tests on every registered selector) would repeat dozens of
@@ -176,9 +178,18 @@ class AutoSelector(BaseSelector):
     methods : list of str, optional
         Registry names of the candidate methods; default
         :data:`DEFAULT_METHODS` (MaxVariance, LaplacianScore, SPEC, MCFS,
-        SPCAFS: the fast ones).
-    standardize : "auto" or bool, default="auto"
-        Try each method on X as given and standardised ("auto"), or only one.
+        SPCAFS, PivotedQR: the fast ones).
+    standardize : bool or "auto", default=False
+        Fit each method on X as given (False), on X standardised to unit
+        variance (True), or both ("auto", twice the candidates). The default
+        was "auto" until PivotedQR joined the candidates; on the 31 shared
+        data sets, judged with the labels afterwards, False beat random
+        subsets on 24 and "auto" on 22 (``benchmarks/label_free_route.py``;
+        this comparison was made on the data it is reported on). Reasons
+        beyond that measurement: the criterion judges the columns as given,
+        which is what a user clusters afterwards, and the largest of twice
+        as many noisy z-scores is more often a noisy one. Standardise X
+        yourself (or pass True) when the features are in different units.
     criterion : {"cluster_agreement", "knn_preservation", "reconstruction"}, \
             default="cluster_agreement"
     n_draws : int, default=20
@@ -228,7 +239,7 @@ class AutoSelector(BaseSelector):
     _min_samples = 4
 
     def __init__(self, n_features_to_select="auto", *, n_clusters="auto", methods=None,
-                 standardize="auto", criterion="cluster_agreement", n_draws=20, n_resamples=10,
+                 standardize=False, criterion="cluster_agreement", n_draws=20, n_resamples=10,
                  alpha=0.05, random_state=None, verbose=0):
         super().__init__(n_features_to_select=n_features_to_select)
         self.n_clusters = n_clusters
