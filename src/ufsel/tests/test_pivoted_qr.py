@@ -143,3 +143,4 @@ def test_constant_features_last_and_scored_zero():
     X = np.column_stack([rng.randn(20), np.full(20, 3.0), rng.randn(20)])
     sel = PivotedQR().fit(X)
     assert sel.ranking_[1] == 3 and sel.scores_[1] == 0.0 and sel.rounds_[1] == -1
+
