@@ -144,3 +144,25 @@ def test_constant_features_last_and_scored_zero():
     sel = PivotedQR().fit(X)
     assert sel.ranking_[1] == 3 and sel.scores_[1] == 0.0 and sel.rounds_[1] == -1
 
+
+
+def test_picks_one_feature_per_source_where_maxvariance_picks_copies():
+    # three latent sources; the strongest has six noisy near-copies, the others two
+    # each: MaxVariance spends its three picks on copies of the strongest source,
+    # PivotedQR picks one feature of each source (the least redundant three)
+    rng = np.random.RandomState(8)
+    n = 200
+    src = rng.randn(n, 3)
+    cols, origin = [], []
+    for s, (scale, copies) in enumerate([(5.0, 6), (2.0, 2), (1.5, 2)]):
+        for _ in range(copies):
+            cols.append(scale * src[:, s] + 0.05 * rng.randn(n))
+            origin.append(s)
+    X = np.column_stack(cols)
+    origin = np.array(origin)
+    from ufsel import MaxVariance
+
+    mv = MaxVariance(n_features_to_select=3).fit(X).get_support()
+    pq_sel = PivotedQR(n_features_to_select=3).fit(X).get_support()
+    assert sorted(origin[mv]) == [0, 0, 0]
+    assert sorted(origin[pq_sel]) == [0, 1, 2]

@@ -9,6 +9,7 @@ import ufsel
 from ufsel import MCFS, LaplacianScore, MaxVariance
 from ufsel.datasets import make_planted_clusters
 from ufsel.model_selection import (
+    DEFAULT_METHODS,
     AutoSelector,
     estimate_n_clusters,
     random_subset_test,
@@ -238,6 +239,22 @@ def test_auto_selector_is_a_sklearn_selector():
         AutoSelector(n_clusters=1).fit(X)
     with pytest.raises(ValueError, match="not found"):
         AutoSelector(methods=["nope"], n_clusters=2).fit(X)
+
+
+def test_auto_selector_default_candidates_and_standardisation():
+    # by default: the six fast methods, each once, on the data as given; "auto" adds
+    # each method but MaxVariance on standardised data
+    X, _, _ = make_planted_clusters(80, 3, 12, 3, separation=8.0, random_state=0)
+    sel = AutoSelector(n_features_to_select=3, n_clusters=3, n_resamples=0,
+                       random_state=0).fit(X)
+    assert [c["method"] for c in sel.candidates_] == list(DEFAULT_METHODS)
+    assert "pivotedqr" in DEFAULT_METHODS
+    assert not any(c["standardize"] for c in sel.candidates_)
+    assert sel.params_["standardize"] is False
+    both = AutoSelector(n_features_to_select=3, n_clusters=3, n_resamples=0, standardize="auto",
+                        random_state=0).fit(X)
+    assert len(both.candidates_) == 2 * len(DEFAULT_METHODS) - 1
+    assert not any(c["standardize"] for c in both.candidates_ if c["method"] == "maxvariance")
 
 
 def test_auto_selector_uses_count_dependent_rankings_of_mcfs():
