@@ -58,8 +58,9 @@ import ufsel
 from ufsel.benchmark import load_experiment
 from ufsel.benchmark._cache import Store, atomic_write_text, content_key
 from ufsel.benchmark._units import DataRef, EvalTask, eval_key, load_data, run_eval
-from ufsel.model_selection import DEFAULT_METHODS, AutoSelector
+from ufsel.model_selection import DEFAULT_METHODS, AutoSelector, _auto
 from ufsel.model_selection._auto import candidate_params
+from ufsel.model_selection._criteria import CRITERIA
 
 REPO = Path(__file__).resolve().parents[1]
 GRID = "fseval_small"
@@ -67,11 +68,23 @@ GRID = "fseval_small"
 ROUTE_VERSION = "pivotedqr-as-given-v6"  # v6: PivotedQR among the candidates, X as given
 
 
+#: Non-default AutoSelector settings of this run (--criterion, --standardize, --ratios):
+#: variants of the route, cached and reported apart from the default one.
+VARIANT = {}
+
+
 def route_ranking(X):
     t0 = time.perf_counter()
     # n_resamples=0: the bootstrap stability comes last in fit and does not change the
     # ranking (it only adds to the verdict), and it is the dearest part on large data.
-    sel = AutoSelector(random_state=0, n_resamples=0).fit(X)
+    kwargs = {k: v for k, v in VARIANT.items() if k != "ratios"}
+    ratios = _auto.COMPARISON_RATIOS
+    try:
+        if "ratios" in VARIANT:
+            _auto.COMPARISON_RATIOS = tuple(VARIANT["ratios"])
+        sel = AutoSelector(random_state=0, n_resamples=0, **kwargs).fit(X)
+    finally:
+        _auto.COMPARISON_RATIOS = ratios
     v = sel.verdict_
     return {"ranking": sel.ranking_.tolist(), "time_s": time.perf_counter() - t0,
             "method": sel.method_, "standardize": sel.params_["standardize"],
@@ -160,7 +173,7 @@ def run_dataset(ds, exp, store, route_store, board, board_lf, log):
     ratios = exp.grids[GRID]["ratios"]
     ks = ratio_counts(d, ratios)
     key = content_key({"dataset": ds.label, "data": fp, "ufsel": ufsel.__version__,
-                       "route": ROUTE_VERSION})
+                       "route": ROUTE_VERSION, **({"variant": VARIANT} if VARIANT else {})})
     route = route_store.get("ranking", key)
     if route is None:
         with warnings.catch_warnings():
@@ -247,6 +260,10 @@ def write_table(rows, path, command, elapsed):
         f"Command (after the leaderboard run, see `benchmarks/results/leaderboard/README.md`): "
         f"`{command}`",
         "",
+    ]
+    if VARIANT:
+        lines += [f"**A variant of the route**, not the default: AutoSelector with {VARIANT}.", ""]
+    lines += [
         f"Run time of this invocation: {elapsed / 60:.1f} min (cached routes and evaluations "
         f"are not recomputed); machine {platform.machine()}, {os.cpu_count()} cores. The "
         f"route's own run time (`route s`: the `AutoSelector` fit, one BLAS thread, taken when "
@@ -335,9 +352,22 @@ def main(argv=None):
     ap.add_argument("--datasets", help="comma-separated labels (default: every shared data set "
                                        "that the leaderboard has)")
     ap.add_argument("--out", default=str(REPO / "benchmarks/results/label_free_route.md"))
+    ap.add_argument("--criterion", choices=CRITERIA,
+                    help="a variant of the route: AutoSelector's criterion (default its own)")
+    ap.add_argument("--standardize", choices=["false", "true", "auto"],
+                    help="a variant of the route: AutoSelector's standardize (default its own)")
+    ap.add_argument("--ratios", help="a variant of the route: the fractions of d at which "
+                                     "the candidates are compared, e.g. 0.01,0.02,0.05,0.1")
     ap.add_argument("--route-cache", default=os.path.join(
         os.path.expanduser("~"), ".cache", "ufsel", "label_free_route"))
     args = ap.parse_args(argv)
+    VARIANT.clear()
+    if args.criterion:
+        VARIANT["criterion"] = args.criterion
+    if args.standardize:
+        VARIANT["standardize"] = {"false": False, "true": True}.get(args.standardize, "auto")
+    if args.ratios:
+        VARIANT["ratios"] = [float(r) for r in args.ratios.split(",")]
     lb = Path(args.leaderboard)
     if not (lb / "results.csv").is_file() or not (lb / "cache").is_dir():
         ap.error(f"{lb} holds no leaderboard run (results.csv and cache/ are needed)")
@@ -350,7 +380,10 @@ def main(argv=None):
     store, route_store = Store(lb / "cache"), Store(args.route_cache)
     command = ("UFSEL_DATA=/work/shared/data PYTHONPATH=src OMP_NUM_THREADS=1 python "
                "benchmarks/label_free_route.py --leaderboard OUT" +
-               (f" --datasets {args.datasets}" if args.datasets else ""))
+               (f" --datasets {args.datasets}" if args.datasets else "") +
+               "".join(f" --{flag} {getattr(args, flag)}" for flag in
+                       ("criterion", "standardize", "ratios") if getattr(args, flag)) +
+               (f" --out {args.out}" if args.out != ap.get_default("out") else ""))
     t0 = time.perf_counter()
     rows = []
     for ds in [ds for ds in shared if ds.label in wanted]:
