@@ -159,3 +159,27 @@ def test_spectral_embedding_deterministic_and_validates():
         spectral_embedding(sparse.csr_matrix(np.triu(np.ones((4, 4)), 1)), 1)
     with pytest.raises(ValueError, match="n_components"):
         spectral_embedding(W, 60)
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "rounded", "near_coincident"])
+def test_gram_search_gives_the_same_exact_neighbours_as_scikit_learns(kind, monkeypatch):
+    # nearest_by_exact_distance's result is a function of the points (distances from
+    # differences, ties to the smaller index) whatever search proposes the candidates:
+    # NumPy's Gram search (small n) and scikit-learn's brute force must agree exactly
+    from ufsel.graph import _adaptive
+
+    rng = np.random.RandomState({"gaussian": 0, "rounded": 1, "near_coincident": 2}[kind])
+    for _ in range(20):
+        n, p = rng.randint(20, 200), rng.randint(1, 8)
+        Z = rng.randn(n, p)
+        if kind == "rounded":
+            Z = np.round(Z, 1)  # many exactly equal distances
+        elif kind == "near_coincident":
+            Z[: n // 3] = Z[0] + 1e-13 * rng.randn(n // 3, p)  # rounding decides the search
+        k = rng.randint(1, 20)
+        monkeypatch.setattr(_adaptive, "_GRAM_SEARCH_MAX", 10**9)
+        d2_gram, ind_gram = _adaptive.nearest_by_exact_distance(Z, k, algorithm="brute")
+        monkeypatch.setattr(_adaptive, "_GRAM_SEARCH_MAX", 0)
+        d2_skl, ind_skl = _adaptive.nearest_by_exact_distance(Z, k, algorithm="brute")
+        np.testing.assert_array_equal(ind_gram, ind_skl)
+        np.testing.assert_array_equal(d2_gram, d2_skl)
