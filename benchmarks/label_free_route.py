@@ -139,10 +139,6 @@ def evaluate(ref, fp, ks, ranking_for, exp, store):
     return acc, nmi
 
 
-#: Route candidates that the leaderboard run did not include, evaluated by this script.
-evaluated_here = set()
-
-
 def candidate_at_defaults(name, X, ks, fp, ref, exp, store, route_store, n_classes, k_est, log):
     """(K = classes, label-free K) x (acc, nmi) per count for a candidate missing from the
     leaderboard: fitted here at its defaults (with ``n_clusters`` where it has one), on the data
@@ -165,7 +161,9 @@ def candidate_at_defaults(name, X, ks, fp, ref, exp, store, route_store, n_class
     return out
 
 
-def run_dataset(ds, exp, store, route_store, board, board_lf, log):
+def run_dataset(ds, exp, store, route_store, board, board_lf, missing, log):
+    """One data set's row; ``missing`` are the route candidates the leaderboard run did not
+    have, fitted at their defaults and evaluated here."""
     ref = DataRef(label=ds.label, name=ds.name, preprocess=ds.preprocess)
     X, y, fp = load_data(ref)
     n, d = X.shape
@@ -186,20 +184,17 @@ def run_dataset(ds, exp, store, route_store, board, board_lf, log):
                         else route["ranking"], exp, store)
     methods = {m: {"acc": ratio_mean(cell["acc"], ks), "nmi": ratio_mean(cell["nmi"], ks)}
                for m, cell in board.get(ds.label, {}).items() if m != "all_features"}
-    board_lf = dict(board_lf)
-    for m in DEFAULT_METHODS:  # a candidate that the leaderboard run did not have at all
-        if not any(m in cells for cells in board.values()):
-            cells = candidate_at_defaults(m, X, ks, fp, ref, exp, store, route_store, K,
-                                          route["n_clusters"], log)
-            methods[m] = {"acc": ratio_mean(cells[0][0], ks), "nmi": ratio_mean(cells[0][1], ks)}
-            board_lf.setdefault(ds.label, {})
-            board_lf[ds.label] = {**board_lf[ds.label], m: {"acc": cells[1][0], "nmi": cells[1][1]}}
-            evaluated_here.add(m)
+    lf_cells = dict(board_lf.get(ds.label, {}))
+    for m in missing:
+        (acc_k, nmi_k), (acc_lf, nmi_lf) = candidate_at_defaults(
+            m, X, ks, fp, ref, exp, store, route_store, K, route["n_clusters"], log)
+        methods[m] = {"acc": ratio_mean(acc_k, ks), "nmi": ratio_mean(nmi_k, ks)}
+        lf_cells[m] = {"acc": acc_lf, "nmi": nmi_lf}
     if "random" not in methods or methods["random"]["acc"] is None:
         raise RuntimeError(f"{ds.label}: the leaderboard has no random-subset results "
                            f"(run it on this data set first)")
     scored = {m: v["acc"] for m, v in methods.items() if m != "random" and v["acc"] is not None}
-    label_free = {m: ratio_mean(cell["acc"], ks) for m, cell in board_lf.get(ds.label, {}).items()
+    label_free = {m: ratio_mean(cell["acc"], ks) for m, cell in lf_cells.items()
                   if m not in ("all_features", "random")}
     return {"name": ds.label, "n": n, "d": d, "classes": K, "route": route,
             "route_acc": ratio_mean(acc, ks), "route_nmi": ratio_mean(nmi, ks),
@@ -237,7 +232,7 @@ def _fixed_choice_table(rows, names, acc_of):
     return out
 
 
-def write_table(rows, path, command, elapsed):
+def write_table(rows, path, command, elapsed, missing):
     pct = lambda v: "-" if v is None else f"{100 * v:.1f}"  # noqa: E731
     lines = [
         "# The label-free route on the shared data sets, evaluated with the labels afterwards",
@@ -313,8 +308,8 @@ def write_table(rows, path, command, elapsed):
         ]
         names = sorted({mm for r in rows for mm in r["methods"]} - {"random"})
         lines += _fixed_choice_table(rows, names, lambda r, m: r["methods"].get(m, {}).get("acc"))
-        if evaluated_here:
-            lines += ["", f"{', '.join(sorted(evaluated_here))}: not in the leaderboard run; "
+        if missing:
+            lines += ["", f"{', '.join(missing)}: not in the leaderboard run; "
                           "fitted at its defaults and evaluated by this script, with the same "
                           "evaluation unit and cache."]
         lf_names = sorted({mm for r in rows for mm in r["label_free"]})
@@ -384,13 +379,15 @@ def main(argv=None):
                "".join(f" --{flag} {getattr(args, flag)}" for flag in
                        ("criterion", "standardize", "ratios") if getattr(args, flag)) +
                (f" --out {args.out}" if args.out != ap.get_default("out") else ""))
+    # route candidates the leaderboard run did not have at all (added after it)
+    missing = [m for m in DEFAULT_METHODS if not any(m in cells for cells in board.values())]
     t0 = time.perf_counter()
     rows = []
     for ds in [ds for ds in shared if ds.label in wanted]:
         t1 = time.perf_counter()
         print(f"{ds.label}:", flush=True)
         try:
-            row = run_dataset(ds, exp, store, route_store, board, board_lf,
+            row = run_dataset(ds, exp, store, route_store, board, board_lf, missing,
                               lambda s: print(s, flush=True))
         except Exception as exc:  # one failing data set must not stop the others
             print(f"  FAILED: {type(exc).__name__}: {exc}", flush=True)
@@ -399,7 +396,7 @@ def main(argv=None):
         print(f"  ACC route {100 * row['route_acc']:.1f}, random "
               f"{100 * row['methods']['random']['acc']:.1f}; {time.perf_counter() - t1:.0f} s",
               flush=True)
-        write_table(rows, args.out, command, time.perf_counter() - t0)
+        write_table(rows, args.out, command, time.perf_counter() - t0, missing)
 
 
 if __name__ == "__main__":

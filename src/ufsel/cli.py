@@ -250,7 +250,6 @@ def _select_auto(args, X):
                         random_state=args.random_state).fit(X)
     chosen = auto.selector_
     used = {**chosen.get_params(deep=False),
-            "standardize": bool(args.standardize),
             "n_features_to_select": int(auto.n_features_to_select_)}
     notes = {}
     k_note = "auto: eigengap" if args.n_clusters in (None, "auto") else None
@@ -334,14 +333,12 @@ def _cmd_select(args):
         name, est, support, ranking, used, notes, extras = _select_auto(args, Xfit)
     else:
         name, est, support, ranking, used, notes, extras = _select_one(args, Xfit, cls, params)
-        used["standardize"] = bool(args.standardize)
     timings["select_s"] = time.perf_counter() - t0
     k = int(support.sum())
-    standardized = bool(used.pop("standardize"))
+    standardized = bool(args.standardize)
     line = ("AutoSelector chose " if args.method == "auto" else "") + _format_params(name, used, notes)
-    if standardized or "standardize" in notes:
-        line += (" on standardized features" if standardized else " on the features as given")
-        line += f" [{notes['standardize']}]" if "standardize" in notes else ""
+    if standardized:
+        line += " on standardized features"
     if "criterion_n_clusters" in extras and "n_clusters" not in used:
         line += (f"; K={extras['criterion_n_clusters']} clusters"
                  f"{' [auto: eigengap]' if args.n_clusters in (None, 'auto') else ''} for the "

@@ -173,12 +173,8 @@ def _gram_search(Z, m):
     D *= -2.0
     D += sq[:, None]
     D += sq[None, :]
-    np.fill_diagonal(D, np.inf)
-    ind = np.argpartition(D, m - 1, axis=1)[:, :m]
-    d = np.take_along_axis(D, ind, axis=1)
-    order = np.argsort(d, axis=1, kind="stable")
-    return (np.sqrt(np.maximum(np.take_along_axis(d, order, axis=1), 0.0)),
-            np.take_along_axis(ind, order, axis=1))
+    d2, ind = _knn_from_distances(D, m)
+    return np.sqrt(np.maximum(d2, 0.0)), ind
 
 
 def nearest_by_exact_distance(Z, n_neighbors, *, algorithm="auto", n_extra=3):
