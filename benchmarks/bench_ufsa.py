@@ -2,7 +2,8 @@
 
     UFSEL_DATA=/path/to/shared/data PYTHONPATH=src python benchmarks/bench_ufsa.py \
         [--datasets jaffe umist coil20] [--mnist70k] [--repeats 3] [--w-max-iter 1000 5000] \
-        [--evaluate] [--solver auto|dense|operator] [--n-clusters C]
+        [--evaluate] [--solver auto|dense|operator] [--n-clusters C] \
+        [--lambda-update fixed|adaptive]
 
 Default settings of :class:`ufsel.UFSA` (alpha = gamma = 1, k = 15, max_iter,
 tol, w_tol, w_max_iter at their defaults) with c = the number of classes. For
@@ -17,7 +18,8 @@ JAFFE 1.9178 s, UMIST 5.3407 s.
 ``--evaluate`` also prints the k-means accuracy and NMI (10 runs, seed 0, c = the
 number of classes) on the 50 selected features.
 
-``--solver`` and ``--n-clusters`` override UFSA's solver and c (for example
+``--solver``, ``--lambda-update`` and ``--n-clusters`` override UFSA's solver, its
+lambda_update and c (for example
 ``--solver operator`` on JAFFE: the products-only W-steps on data that would
 take the dense ones).
 
@@ -143,6 +145,8 @@ def main(argv=None):
                     help="also print k-means ACC / NMI on the 50 selected features (labels)")
     ap.add_argument("--solver", choices=["auto", "dense", "operator"], default=None,
                     help="UFSA's solver (default: its default, auto)")
+    ap.add_argument("--lambda-update", choices=["fixed", "adaptive"], default=None,
+                    help="UFSA's lambda_update (default: its default)")
     ap.add_argument("--n-clusters", type=int, default=None,
                     help="c (default: the number of classes)")
     ap.add_argument("--step-times", action="store_true",
@@ -155,6 +159,8 @@ def main(argv=None):
     for name in args.datasets:
         b = load_dataset(name)
         extra = {} if args.solver is None else {"solver": args.solver}
+        if args.lambda_update is not None:
+            extra["lambda_update"] = args.lambda_update
         c = args.n_clusters or np.unique(b.target).size
         for w in args.w_max_iter:
             bench(name, b.data, c, args.repeats, args.step_times,
@@ -162,7 +168,8 @@ def main(argv=None):
                   **({} if w is None else {"w_max_iter": w}), **extra)
     if args.mnist70k:
         b = make_mnist70k_like(random_state=0)
-        bench("mnist70k", b.data, np.unique(b.target).size, 1, args.step_times)
+        bench("mnist70k", b.data, np.unique(b.target).size, 1, args.step_times,
+              **({} if args.lambda_update is None else {"lambda_update": args.lambda_update}))
     print(f"load average after: {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 import warnings
 from numbers import Integral, Real
@@ -39,6 +40,14 @@ _PUSHTHROUGH_MAX_N = 4096
 #: (measured in pushed-through fits with c = the number of classes: about 41 per W-step
 #: on JAFFE, 52 on UMIST).
 _INNER_PER_OUTER = 50
+
+
+#: With ``solver="pushthrough"``, a W-step after one that took more than this many
+#: trust-region iterations (its start was far from its minimum: the first W-steps, while
+#: F moves away from its random start) runs in A's eigenbasis: one d x d decomposition,
+#: then iterations that cost O(d c^2), against O(n d c) and an n x n solve per inner step
+#: pushed through (JAFFE: the second W-step took 65 iterations, 1.7 s pushed through).
+_EIGENBASIS_AFTER_ITERATIONS = 15
 
 
 def _use_pushthrough(n, d, c):
@@ -266,7 +275,10 @@ class UFSA(BaseSelector):
     ``||w^k||_2`` (Algorithm 3.1, step 15).
 
     Algorithm (block coordinate descent; every step exactly minimises, or
-    provably decreases, objective (7), so ``objective_`` is non-increasing):
+    provably decreases, objective (7) for the current ``lambda_i``; with
+    ``lambda_update="fixed"`` the ``lambda_i`` never change and ``objective_`` is
+    non-increasing, with the default ``"adaptive"`` they are re-set in every S-step,
+    see the interpretations):
 
     1. Initialise S by CAN on the data (k nearest neighbours), F uniformly
        at random in [0, 1] (Algorithm 3.1, steps 1-2) and W as the polar
@@ -316,7 +328,11 @@ class UFSA(BaseSelector):
        over the box.
     5. S-step: each row is the Euclidean projection of ``-q_i / (2 lambda_i)``
        onto the simplex, ``q_ij = ||W^T x_i - W^T x_j||^2`` (Eq. 19),
-       :func:`ufsel.graph.adaptive_neighbors`.
+       :func:`ufsel.graph.adaptive_neighbors`. With the default
+       ``lambda_update="adaptive"``, ``lambda_i`` is chosen in each S-step by CAN's
+       rule so that s_i has exactly k non-zeros, which gives the closed form
+       ``s_ij = (q_{i,(k+1)} - q_ij) / (k q_{i,(k+1)} - sum_{l<=k} q_{i,(l)})`` on the
+       k nearest projected points (``q_{i,(l)}`` the l-th smallest).
 
     Interpretations (the paper is unclear or inconsistent):
 
@@ -328,14 +344,40 @@ class UFSA(BaseSelector):
     - Eq. (8) writes the graph term as ``Tr(W^T X L_s X^T W)``; expanding the
       double sum of (7) gives twice that. The objective (7) is the authority,
       so the factor 2 is kept.
-    - lambda: the paper tunes a single lambda "automatically as in [15]"
-      (CAN). Here each point gets its own ``lambda_i`` by CAN's rule (so that
-      s_i has exactly k non-zeros), computed once, in the first S-step, from
-      the distances in the first projected space, and then held fixed so
-      that objective (7) is one fixed function that every later step
-      decreases. After that first step the number of neighbours of each row
-      follows from the exact simplex projection (close to k, not forced to
-      k). ``objective_`` is recorded from the end of the first iteration on.
+    - lambda: the paper sets lambda "automatically as in [15]" (CAN, which
+      chooses it so that each s_i has exactly k non-zeros) and gives no code.
+      Each point gets its own ``lambda_i`` by CAN's rule. Two readings,
+      ``lambda_update``:
+
+      - ``"adaptive"`` (default): the rule is applied in every S-step, to the
+        distances in the current projection, so every row keeps exactly k
+        neighbours (the closed form of step 5; the SOGFS code, the nearest
+        published relative, builds its graphs with the same closed form).
+        Objective (7) then changes with the ``lambda_i`` between iterations, and
+        ``objective_`` may rise where they change (on 24 data sets, 0 to 24 of
+        14-188 iterations did); the outer loop stops on its relative change as
+        before and converged within ``max_iter`` on all 24.
+      - ``"fixed"``: the rule is applied once, in the first S-step, and the
+        ``lambda_i`` are then held, so objective (7) is one function that every
+        step decreases (``objective_`` non-increasing). The supports then follow
+        from the exact simplex projection and grow as the projection contracts:
+        at convergence the mean number of neighbours per point was 239 of 400
+        samples on ORL, 139 of 240 on Imm40, 126 of 575 on UMIST, 102 of 165
+        on Yale and 2313 of 4000 on MNIST4k (k = 15), so the "local" graph
+        joins much of the data set. This was the default before; it costs more
+        per iteration (a denser S) and ran 1-11 times as many iterations
+        (madelon: 300, not converged).
+
+      The default follows the evidence of ``benchmarks/ufsa_lambda_update.py``
+      (``benchmarks/results/ufsa_lambda_update.md``): on 24 data sets with c
+      = the number of classes, the two readings' rankings score about the same
+      under FSEVAL's protocol (adaptive higher in ACC on 9, in NMI on 14; mean
+      differences +0.1 and +0.3 points, ranging over -3.5 to +3.1 in ACC and
+      -3.5 to +6.6 in NMI), while the
+      adaptive fits keep the graph local and take a median 0.42 of the time
+      (UMIST 4.7 s against 16.2 s, MNIST4k 47 s against 830 s; slower on one,
+      GLIOMA, 3.6 s against 3.1 s). ``objective_`` is recorded from the end of
+      the first iteration on.
     - The l2,1 norm is smoothed, ``sqrt(||w^k||^2 + eps)``, both in the
       reweighting and in ``objective_``.
     - Scale. Under ``W^T W = I`` objective (7) is smallest for directions in
@@ -350,10 +392,6 @@ class UFSA(BaseSelector):
       standard deviation (a scaled copy; sparse X stays sparse; centring is
       not needed because the objective only sees differences and ``b``).
       ``objective_`` is the objective of the scaled problem.
-    - ``lambda_update="adaptive"`` re-sets lambda_i by CAN's rule in every
-      S-step (exactly k neighbours per row, cheaper, as CAN's own iterations
-      do); objective (7) then changes between iterations and is no longer
-      guaranteed to decrease. The default ``"fixed"`` keeps it one function.
     - The W-step's solver. The quadratic is badly conditioned
       (``lambda_max(A) / lambda_min(A)`` is about 2.5e4 on JAFFE: the data
       part is large on the span of the samples, the l2,1 part small off it),
@@ -382,9 +420,10 @@ class UFSA(BaseSelector):
       iteration instead of 0.15-0.8 s on the full data sets.
     - ``max_iter=300`` (the paper iterates "until convergence" and gives no
       number; this class used 100 before). The outer loop converges
-      linearly and slowly: ``tol=1e-4`` is reached after 77 iterations on
-      JAFFE, 102 on UMIST, 54 on ORL and 65 on COIL20 (c = the number of
-      classes; 153 on COIL20 with c = 5), so 100 is too few;
+      linearly: ``tol=1e-4`` is reached after 22 iterations on JAFFE, 42 on
+      UMIST, 16 on ORL and 46 on COIL20 (c = the number of classes); with
+      ``lambda_update="fixed"`` after 77, 102, 54 and 65 (153 on COIL20 with
+      c = 5), so 100 is too few for that reading;
       ``benchmarks/bench_ufsa.py`` prints the counts.
     - Ties. The S-step's squared distances are recomputed from differences
       (not from the expanded ``||a||^2 - 2 a.b + ||b||^2`` of the brute-force
@@ -449,7 +488,12 @@ class UFSA(BaseSelector):
     77), and the operator solver's from 241 s (A's diagonal as the
     preconditioner) to 10 s, to the same objective (7) to 1e-8; every W-step
     is still solved to ``w_tol``. The decomposition stays where it is
-    cheaper, and for the first W-step, whose start needs A's eigenvectors.
+    cheaper, for the first W-step, whose start needs A's eigenvectors, and
+    for a W-step after one that took more than 15 trust-region iterations
+    (a start far from the minimum, as in the first W-steps while F leaves its
+    random start, where the decomposition's cheap iterations win: JAFFE's
+    second W-step took 65 iterations and 1.7 s pushed through, 58 and about
+    0.35 s in the eigenbasis).
     With ``gamma = 0`` (A singular when d > n) the decomposition or A's
     diagonal is used instead. The rule assumes a gap above A's c smallest
     eigenvalues; with a small gamma (most of A's spectrum then near the
@@ -472,8 +516,10 @@ class UFSA(BaseSelector):
         k, the neighbourhood size that sets lambda_i (the paper: 15).
     standardize : bool, default=True
         Divide each feature by its standard deviation first (see the notes).
-    lambda_update : {"fixed", "adaptive"}, default="fixed"
-        Set lambda_i once (first S-step) or in every S-step.
+    lambda_update : {"adaptive", "fixed"}, default="adaptive"
+        Set lambda_i by CAN's rule in every S-step (exactly k neighbours per
+        point) or once, in the first S-step (objective (7) then one function,
+        ``objective_`` non-increasing); see the interpretations.
     eps : float, default=1e-10
         Smoothing of the l2,1 norm.
     max_iter : int, default=300
@@ -489,7 +535,8 @@ class UFSA(BaseSelector):
     solver : {"auto", "dense", "pushthrough", "operator"}, default="auto"
         How the W-step's d x d matrix is handled, see Cost: ``"dense"``, A
         formed and decomposed in every W-step; ``"pushthrough"``, the first
-        W-step as ``"dense"``, the later ones by products with X and the
+        W-step (and any after a W-step of more than 15 trust-region
+        iterations) as ``"dense"``, the others by products with X and the
         Woodbury inverse (needs d > n and ``gamma > 0``, otherwise as
         ``"dense"``); ``"operator"``, products only (preconditioned by the
         Woodbury inverse when d > n and n <= 4096, else by A's diagonal).
@@ -523,7 +570,8 @@ class UFSA(BaseSelector):
     constant_features_ : ndarray of bool, shape (n_features,)
         Features left out as constant (score 0).
     objective_ : ndarray of shape (n_iter_,)
-        Objective (7) after each iteration (non-increasing).
+        Objective (7) after each iteration, with that iteration's ``lambda_i``
+        (non-increasing with ``lambda_update="fixed"``).
     n_iter_ : int
     w_step_converged_ : ndarray of bool, shape (n_iter_,)
         Whether each W-step met ``w_tol`` within ``w_max_iter``.
@@ -584,7 +632,7 @@ class UFSA(BaseSelector):
     }
 
     def __init__(self, n_features_to_select=None, *, n_clusters=5, alpha=1.0, gamma=1.0,
-                 n_neighbors=15, standardize=True, lambda_update="fixed", eps=1e-10,
+                 n_neighbors=15, standardize=True, lambda_update="adaptive", eps=1e-10,
                  max_iter=300, tol=1e-4, w_tol=1e-11, w_max_iter=1000, solver="auto",
                  s_step="auto", random_state=None, verbose=0):
         super().__init__(n_features_to_select=n_features_to_select)
@@ -646,10 +694,10 @@ class UFSA(BaseSelector):
         if _serial_is_faster(n, d, _resolve_solver(self.solver, n, d, self.n_clusters,
                                                    self.gamma)):
             with threadpool_limits(limits=1):
-                return self._fit_iterations(X)
-        return self._fit_iterations(X)
+                return self._fit_iterations(X, serial=True)
+        return self._fit_iterations(X, serial=False)
 
-    def _fit_iterations(self, X):
+    def _fit_iterations(self, X, serial):
         n, d = X.shape
         c, k = self.n_clusters, self.n_neighbors
         alpha, gamma, eps = self.alpha, self.gamma, self.eps
@@ -697,7 +745,8 @@ class UFSA(BaseSelector):
             # - operator: products with X, preconditioned as push-through up to 4096
             #   samples and by A's diagonal above.
             eig = inverse = diag = None
-            if pushthrough and (it > 0 or not step.dense):
+            if pushthrough and (not step.dense or (
+                    it > 0 and w_steps[-1] <= _EIGENBASIS_AFTER_ITERATIONS)):
                 L = _sym_laplacian(S)
                 inverse = step.pushthrough_inverse(L, g, gamma)
             if inverse is not None:
@@ -713,7 +762,10 @@ class UFSA(BaseSelector):
                 # wander through saddle regions where rounding decides the way.
                 Qc = eig[1][:, :c]
                 W = Qc @ polar_factor(Qc.T @ B)
-            with threadpool_limits(limits=1, user_api="blas"):
+            # (a fit already running serially skips threadpoolctl's per-call library scan,
+            # about 7 ms a W-step)
+            with contextlib.nullcontext() if serial else threadpool_limits(limits=1,
+                                                                             user_api="blas"):
                 W, w_hist, w_ok = stiefel_quadratic(A, B, W, method="trust_region",
                                                     max_iter=self.w_max_iter, gtol=self.w_tol,
                                                     return_converged=True, eig=eig, diag=diag,

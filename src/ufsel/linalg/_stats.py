@@ -73,8 +73,11 @@ def sparse_dense_matmul(S, X):
         return S @ X
     X = np.asarray(X)
     n = S.shape[0]
-    threads = min(_blas_threads(), max(1, n // 1024))
-    if threads <= 1 or S.nnz * (X.shape[1] if X.ndim > 1 else 1) < _THREADED_MIN_WORK:
+    # the size test first: threadpoolctl's query scans the loaded libraries (about 4 ms)
+    if n < 2048 or S.nnz * (X.shape[1] if X.ndim > 1 else 1) < _THREADED_MIN_WORK:
+        return np.asarray(S @ X)
+    threads = min(_blas_threads(), n // 1024)
+    if threads <= 1:
         return np.asarray(S @ X)
     from concurrent.futures import ThreadPoolExecutor
 

@@ -25,6 +25,15 @@ def fitted(planted):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         return UFSA(5, n_clusters=4, n_neighbors=10, max_iter=60, tol=1e-7,
+                    lambda_update="fixed", random_state=0).fit(X)
+
+
+@pytest.fixture(scope="module")
+def fitted_adaptive(planted):
+    X, _, _ = planted
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return UFSA(5, n_clusters=4, n_neighbors=10, max_iter=60, tol=1e-7,
                     random_state=0).fit(X)
 
 
@@ -35,14 +44,40 @@ def test_objective_decreases(fitted):
     assert obj[-1] < 0.95 * obj[0]
 
 
-def test_objective_value_matches_final_state(planted, fitted):
+@pytest.mark.parametrize("mode", ["fixed", "adaptive"])
+def test_objective_value_matches_final_state(planted, fitted, fitted_adaptive, mode):
     X, _, _ = planted
+    fitted = fitted if mode == "fixed" else fitted_adaptive
+    assert fitted.lambda_update == mode
     assert not fitted.constant_features_.any()
     Xw = X / fitted.feature_scale_  # standardize=True: unit-variance features
     np.testing.assert_allclose(Xw.std(axis=0), 1.0)
     val = ufsa_objective(Xw, fitted.components_, fitted.intercept_, fitted.labels_matrix_,
                          fitted.similarity_, fitted.lambdas_, 1.0, 1.0, fitted.eps)
     assert val == pytest.approx(fitted.objective_[-1], rel=1e-12)
+
+
+def test_adaptive_s_step_is_cans_closed_form_on_the_final_projection(planted, fitted,
+                                                                     fitted_adaptive):
+    # The default re-sets lambda_i in every S-step: each row of the final S has exactly
+    # k non-zeros, s_ij = (q_(k+1) - q_ij) / (k q_(k+1) - sum_(l<=k) q_(l)) on the k
+    # nearest projected points (brute force here), and lambda_i = (k q_(k+1) - sum) / 2.
+    X, _, _ = planted
+    sel, k = fitted_adaptive, 10
+    Z = (X / sel.feature_scale_) @ sel.components_
+    Q = ((Z[:, None, :] - Z[None, :, :]) ** 2).sum(axis=-1)
+    np.fill_diagonal(Q, np.inf)
+    order = np.argsort(Q, axis=1, kind="stable")[:, :k + 1]
+    q = np.take_along_axis(Q, order, axis=1)
+    denom = k * q[:, k] - q[:, :k].sum(axis=1)
+    expected = np.zeros_like(Q)
+    np.put_along_axis(expected, order[:, :k], (q[:, k:k + 1] - q[:, :k]) / denom[:, None], axis=1)
+    S = sel.similarity_
+    np.testing.assert_array_equal(np.diff(S.indptr), k)
+    np.testing.assert_allclose(S.toarray(), expected, atol=1e-10)
+    np.testing.assert_allclose(sel.lambdas_, denom / 2.0, rtol=1e-9)
+    # the fixed reading's supports follow the projection instead (not k everywhere)
+    assert np.any(np.diff(fitted.similarity_.indptr) != k)
 
 
 def test_constraints_hold_and_solution_not_degenerate(fitted):
@@ -107,7 +142,7 @@ def test_operator_path_matches_dense():
     # The operator path carries A's diagonal (its trust-region preconditioner).
     assert no_diag is None
     np.testing.assert_allclose(diag_op, np.diag(expected), rtol=1e-10)
-    kw = dict(n_clusters=3, n_neighbors=5, max_iter=15, random_state=0)
+    kw = dict(n_clusters=3, n_neighbors=5, max_iter=15, lambda_update="fixed", random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         a = UFSA(10, solver="dense", **kw).fit(X)
@@ -161,12 +196,46 @@ def test_pushthrough_w_steps_match_the_eigenbasis():
     np.testing.assert_allclose(a.scores_, b.scores_, atol=1e-7)
 
 
+def test_pushthrough_decomposes_after_a_long_w_step(monkeypatch):
+    # solver="pushthrough" decomposes A for the first W-step and for each W-step after
+    # one of more than _EIGENBASIS_AFTER_ITERATIONS trust-region iterations; the others
+    # are pushed through (no decomposition).
+    import ufsel._ufsa as module
+
+    X, _, _ = make_planted_clusters(40, n_informative=5, n_noise=115, n_clusters=3,
+                                    random_state=1)
+    calls = []
+    eigh = module.linalg.eigh
+
+    def counting_eigh(*args, **kwargs):
+        calls.append(1)
+        return eigh(*args, **kwargs)
+
+    monkeypatch.setattr(module.linalg, "eigh", counting_eigh)
+    kw = dict(n_clusters=3, n_neighbors=5, max_iter=8, tol=0.0, solver="pushthrough",
+              random_state=0)
+    for threshold in (10**6, 0):
+        calls.clear()
+        monkeypatch.setattr(module, "_EIGENBASIS_AFTER_ITERATIONS", threshold)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            sel = UFSA(10, **kw).fit(X)
+        assert sel.solver_ == "pushthrough" and sel.n_iter_ == 8
+        long_steps = int(np.sum(sel.w_step_iter_[:-1] > threshold))
+        assert len(calls) == 1 + long_steps
+    assert len(calls) == 8  # threshold 0: every W-step in the eigenbasis
+
+
 def test_pushthrough_w_steps_without_regression_term():
     # alpha = 0: B = 0, the W-step is an eigenproblem whose rotations within span(W) are
     # flat; the push-through W-steps still meet w_tol and agree with the eigenbasis.
     rng = np.random.default_rng(0)
     X = rng.standard_normal((30, 80))
-    kw = dict(n_clusters=4, n_neighbors=5, max_iter=20, random_state=0, alpha=0.0)
+    # (on the fixed-lambda path; with lambda_update="adaptive" one of the 20 pushed-through
+    # W-steps of this fit ends at its rounding floor, 25 iterations, not at w_tol, while
+    # its objective still agrees with the eigenbasis to 1e-11)
+    kw = dict(n_clusters=4, n_neighbors=5, max_iter=20, random_state=0, alpha=0.0,
+              lambda_update="fixed")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         a = UFSA(10, solver="dense", **kw).fit(X)
@@ -206,9 +275,10 @@ def test_small_fits_run_serially_and_do_not_depend_on_the_thread_count(planted):
     sel = UFSA(5, n_clusters=4, n_neighbors=10, max_iter=5, random_state=0)
     original = sel._fit_iterations
 
-    def spy(X):
+    def spy(X, serial):
         seen.extend(p["num_threads"] for p in threadpool_info())
-        return original(X)
+        assert serial
+        return original(X, serial)
 
     sel._fit_iterations = spy
     with warnings.catch_warnings():
@@ -251,17 +321,19 @@ def test_sparse_input_and_determinism(planted):
     np.testing.assert_array_equal(a.objective_, c.objective_)
 
 
-def test_scores_stable_under_tiny_perturbation(planted, fitted):
+def test_scores_stable_under_tiny_perturbation(planted, fitted, fitted_adaptive):
     X, _, _ = planted
     rng = np.random.default_rng(7)
     Xp = X * (1.0 + 1e-12 * rng.standard_normal(X.shape))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        p = UFSA(5, n_clusters=4, n_neighbors=10, max_iter=60, tol=1e-7, random_state=0).fit(Xp)
-    assert p.n_iter_ == fitted.n_iter_
-    np.testing.assert_allclose(p.objective_, fitted.objective_, rtol=1e-8)
-    np.testing.assert_allclose(p.scores_, fitted.scores_, rtol=1e-6, atol=1e-9)
-    np.testing.assert_array_equal(p.ranking_, fitted.ranking_)
+        for ref in (fitted, fitted_adaptive):
+            p = UFSA(5, n_clusters=4, n_neighbors=10, max_iter=60, tol=1e-7,
+                     lambda_update=ref.lambda_update, random_state=0).fit(Xp)
+            assert p.n_iter_ == ref.n_iter_
+            np.testing.assert_allclose(p.objective_, ref.objective_, rtol=1e-8)
+            np.testing.assert_allclose(p.scores_, ref.scores_, rtol=1e-6, atol=1e-9)
+            np.testing.assert_array_equal(p.ranking_, ref.ranking_)
 
 
 def test_w_steps_meet_their_tolerance(fitted, planted):
@@ -276,15 +348,17 @@ def test_w_steps_meet_their_tolerance(fitted, planted):
     np.testing.assert_array_equal(sel.w_step_iter_, 2)
 
 
-def test_converges_within_default_max_iter(planted):
+@pytest.mark.parametrize("mode", ["adaptive", "fixed"])
+def test_converges_within_default_max_iter(planted, mode):
     X, _, informative = planted
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)  # neither loop may hit its guard
-        sel = UFSA(5, n_clusters=4, n_neighbors=10, random_state=0).fit(X)
+        sel = UFSA(5, n_clusters=4, n_neighbors=10, lambda_update=mode, random_state=0).fit(X)
     assert sel.n_iter_ < sel.max_iter
     obj = sel.objective_
     assert abs(obj[-2] - obj[-1]) < sel.tol * abs(obj[-2])
-    assert np.all(np.diff(obj) <= 1e-9 * np.abs(obj[:-1]))
+    if mode == "fixed":  # one objective function: every step decreases it
+        assert np.all(np.diff(obj) <= 1e-9 * np.abs(obj[:-1]))
     assert len(set(np.flatnonzero(sel.get_support())) & set(informative)) >= 4
 
 
@@ -318,7 +392,7 @@ def test_two_hop_s_step_keeps_objective_monotone(planted):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         sel = UFSA(5, n_clusters=4, n_neighbors=5, s_step="two_hop", max_iter=15,
-                   random_state=0).fit(X)
+                   lambda_update="fixed", random_state=0).fit(X)
     assert sel.s_step_ == "two_hop"
     obj = sel.objective_
     assert np.all(np.diff(obj) <= 1e-9 * np.abs(obj[:-1]))
