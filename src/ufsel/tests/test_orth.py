@@ -195,6 +195,38 @@ def _eig_path(A, B, W0, lam, V):
                              max_iter=500)[0]
 
 
+def test_trust_region_backtracking_on_a_stiff_plateau(monkeypatch):
+    # A flat cluster of eigenvalues in [1.9, 3] next to stiff ones up to 1e5 and a linear
+    # term in the stiff span (UFSA's W-step when d > n): the polar retraction's
+    # higher-order terms make the quadratic model fail for all but short steps, and the
+    # trust region creeps. Trying the half step of a refused step (one product) reaches
+    # the same minimum, monotonely, in fewer iterations than shrinking the region only.
+    import ufsel.linalg._orth as orth
+
+    counts = {True: 0, False: 0}
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        d, c, n_stiff = 100, 8, 40
+        lam = np.sort(np.concatenate([rng.uniform(1.9, 3.0, d - n_stiff),
+                                      10 ** rng.uniform(2, 5, n_stiff)]))
+        Q = np.linalg.qr(rng.standard_normal((d, d)))[0]
+        A = (Q * lam) @ Q.T
+        B = 30 * Q[:, d - n_stiff:] @ rng.standard_normal((n_stiff, c))
+        W0 = Q[:, :c] @ polar_factor(Q[:, :c].T @ B)
+        ends = []
+        for backtrack in (True, False):
+            monkeypatch.setattr(orth, "_BACKTRACK", backtrack)
+            W, hist, ok = stiefel_quadratic(A, B, W0, method="trust_region", max_iter=3000,
+                                            gtol=1e-11, return_converged=True, eig=(lam, Q))
+            assert ok
+            assert np.all(np.diff(hist) <= 1e-9 * np.abs(hist[:-1]))
+            np.testing.assert_allclose(W.T @ W, np.eye(c), atol=1e-12)
+            counts[backtrack] += hist.size - 1
+            ends.append(hist[-1])
+        assert ends[0] == pytest.approx(ends[1], rel=1e-10)
+    assert counts[True] < 0.9 * counts[False], counts
+
+
 def test_trust_region_beats_brute_force_on_a_tiny_problem():
     rng = np.random.default_rng(2)
     d, k = 4, 2
