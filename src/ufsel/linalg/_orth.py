@@ -425,26 +425,13 @@ def _trust_region(prod, B, W, diag, gtol, max_iter, inverse=None):
             polish_grad = grad_norm
             precond = None
             continue
-        W_new = polar_factor(W + eta)
-        AW_new = np.asarray(prod(W_new))
-        f_new = float(np.sum(W_new * (AW_new - 2.0 * B)))
-        # The actual decrease f(W) - f(W_new) = <W - W_new, A (W + W_new) - 2 B> (A
-        # symmetric), computed from the small difference W - W_new: near the solution
-        # it is far below the rounding error of f itself, and f - f_new would be noise.
-        actual = float(np.sum((W - W_new) * (AW + AW_new - 2.0 * B)))
-        rho = actual / model if model > 0 and np.isfinite(f_new) else -np.inf
-        accept = bool(rho > _RHO_ACCEPT and actual >= 0.0)
+        W_new, AW_new, f_new, rho, accept = _trial_step(prod, W, AW, B, eta, model)
         if rho < 0.0 and not unresolved and polish_grad == np.inf and _BACKTRACK:
             # Backtracking (see the docstring): the half step along the same direction
             # costs one product with A instead of a new truncated-CG solve.
             eta, Heta = 0.5 * eta, 0.5 * Heta
             model = -2.0 * (float(np.sum(grad * eta)) + 0.5 * float(np.sum(eta * Heta)))
-            W_new = polar_factor(W + eta)
-            AW_new = np.asarray(prod(W_new))
-            f_new = float(np.sum(W_new * (AW_new - 2.0 * B)))
-            actual = float(np.sum((W - W_new) * (AW + AW_new - 2.0 * B)))
-            rho = actual / model if model > 0 and np.isfinite(f_new) else -np.inf
-            accept = bool(rho > _RHO_ACCEPT and actual >= 0.0)
+            W_new, AW_new, f_new, rho, accept = _trial_step(prod, W, AW, B, eta, model)
             radius, boundary = 0.5 * radius, False
         # a refused step (also one with a high rho whose f rose by rounding) shrinks it
         if not accept or rho < 0.25:
@@ -459,6 +446,22 @@ def _trust_region(prod, B, W, diag, gtol, max_iter, inverse=None):
         if not accept and radius < 1e-14 * radius_max:
             break  # no decrease left at the resolution of the objective
     return W, np.asarray(history), converged
+
+
+def _trial_step(prod, W, AW, B, eta, model):
+    """The retracted step ``polar(W + eta)`` and its test against the model decrease:
+    ``(W_new, A W_new, f(W_new), rho, accepted)``.
+
+    The actual decrease ``f(W) - f(W_new) = <W - W_new, A (W + W_new) - 2 B>`` (A
+    symmetric) is computed from the small difference ``W - W_new``: near the solution
+    it is far below the rounding error of f itself, and ``f - f_new`` would be noise.
+    Accepted when ``rho > _RHO_ACCEPT`` and the actual decrease is not negative."""
+    W_new = polar_factor(W + eta)
+    AW_new = np.asarray(prod(W_new))
+    f_new = float(np.sum(W_new * (AW_new - 2.0 * B)))
+    actual = float(np.sum((W - W_new) * (AW + AW_new - 2.0 * B)))
+    rho = actual / model if model > 0 and np.isfinite(f_new) else -np.inf
+    return W_new, AW_new, f_new, rho, bool(rho > _RHO_ACCEPT and actual >= 0.0)
 
 
 def _projected_preconditioner(W, S, B, diag):
