@@ -7,6 +7,7 @@ from scipy import sparse
 
 from ..linalg import project_simplex
 from ._knn import (
+    _DIFF_BLOCK,
     _exact_d2,
     _knn_from_distances,
     knn_among_candidates,
@@ -231,8 +232,8 @@ def nearest_by_exact_distance(Z, n_neighbors, *, algorithm="auto", n_extra=3):
     eps = np.finfo(np.float64).eps
     bound = 2.0 * (Z.shape[1] + 4) * eps * (sq + sq.max())
     pending = np.flatnonzero(d2[:, k - 1] * (1.0 + 4 * Z.shape[1] * eps) >= dist[:, -1] ** 2 - bound)
-    # those rows: distances to every point, from differences (chunks of about 2^24 numbers)
-    chunk = max(1, 2**24 // max(n * Z.shape[1], 1))
+    # those rows: distances to every point, from differences (blocks of _DIFF_BLOCK numbers)
+    chunk = max(1, _DIFF_BLOCK // max(n * Z.shape[1], 1))
     for start in range(0, pending.size, chunk):
         rows = pending[start:start + chunk]
         diff = Z[None, :, :] - Z[rows][:, None, :]

@@ -183,3 +183,24 @@ def test_gram_search_gives_the_same_exact_neighbours_as_scikit_learns(kind, monk
         d2_skl, ind_skl = _adaptive.nearest_by_exact_distance(Z, k, algorithm="brute")
         np.testing.assert_array_equal(ind_gram, ind_skl)
         np.testing.assert_array_equal(d2_gram, d2_skl)
+
+
+def test_exact_distances_do_not_depend_on_the_block_size(monkeypatch):
+    # _exact_d2 forms its differences in blocks of _DIFF_BLOCK numbers; each pair's
+    # value is computed the same way whatever the block (padding -1 gives inf).
+    from ufsel.graph import _knn
+
+    rng = np.random.default_rng(1)
+    for n, d, m in ((213, 300, 18), (40, 2000, 10), (300, 3, 299)):
+        Z = rng.standard_normal((n, d)) * rng.uniform(0.1, 100.0)
+        ind = rng.integers(-1, n, (n, m))
+        results = []
+        for block in (2**24, 2**18, 2**12, 1):
+            monkeypatch.setattr(_knn, "_DIFF_BLOCK", block)
+            results.append(_knn._exact_d2(Z, ind))
+        for r in results[1:]:
+            np.testing.assert_array_equal(r, results[0])
+        assert np.all(np.isinf(results[0][ind < 0]))
+        i, j = np.nonzero(ind >= 0)
+        np.testing.assert_allclose(results[0][i, j],
+                                   ((Z[i] - Z[ind[i, j]]) ** 2).sum(axis=1), rtol=1e-12)
