@@ -365,7 +365,7 @@ class UFSA(BaseSelector):
         samples on ORL, 139 of 240 on Imm40, 126 of 575 on UMIST, 102 of 165
         on Yale and 2313 of 4000 on MNIST4k (k = 15), so the "local" graph
         joins much of the data set. This was the default before; it costs more
-        per iteration (a denser S) and ran 1-11 times as many iterations
+        per iteration (a denser S) and ran 1 to 9 times as many iterations
         (madelon: 300, not converged).
 
       The default follows the evidence of ``benchmarks/ufsa_lambda_update.py``
