@@ -156,11 +156,10 @@ def main(argv=None):
         sys.exit("set UFSEL_DATA to the directory holding the .mat files")
     print(f"load average before: {' '.join(f'{v:.1f}' for v in os.getloadavg())} "
           f"(shared machine, {os.cpu_count()} cores)", flush=True)
+    lambda_update = {} if args.lambda_update is None else {"lambda_update": args.lambda_update}
+    extra = {**({} if args.solver is None else {"solver": args.solver}), **lambda_update}
     for name in args.datasets:
         b = load_dataset(name)
-        extra = {} if args.solver is None else {"solver": args.solver}
-        if args.lambda_update is not None:
-            extra["lambda_update"] = args.lambda_update
         c = args.n_clusters or np.unique(b.target).size
         for w in args.w_max_iter:
             bench(name, b.data, c, args.repeats, args.step_times,
@@ -168,8 +167,7 @@ def main(argv=None):
                   **({} if w is None else {"w_max_iter": w}), **extra)
     if args.mnist70k:
         b = make_mnist70k_like(random_state=0)
-        bench("mnist70k", b.data, np.unique(b.target).size, 1, args.step_times,
-              **({} if args.lambda_update is None else {"lambda_update": args.lambda_update}))
+        bench("mnist70k", b.data, np.unique(b.target).size, 1, args.step_times, **lambda_update)
     print(f"load average after: {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
 
 

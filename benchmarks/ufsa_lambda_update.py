@@ -63,9 +63,7 @@ DEFAULT_DATASETS = ["wine", "ecoli", "lung_discrete", "colon", "glioma", "leuml"
 MODES = ("fixed", "adaptive")
 
 
-def fit_and_evaluate(name, mode, store, log):
-    b = load_dataset(name)
-    X, y = np.asarray(b.data, dtype=np.float64), np.asarray(b.target)
+def fit_and_evaluate(name, X, y, mode, store, log):
     c = int(np.unique(y).size)
     params = dict(n_clusters=min(c, X.shape[1]), random_state=0, lambda_update=mode)
     key = content_key({"dataset": name, "params": params, "version": ufsel.__version__,
@@ -178,8 +176,11 @@ def main(argv=None):
     t0 = time.perf_counter()
     rows = []
     for name in args.datasets:
+        b = load_dataset(name)
+        X, y = np.asarray(b.data, dtype=np.float64), np.asarray(b.target)
         for mode in args.modes:
-            rows.append(fit_and_evaluate(name, mode, store, lambda s: print(s, flush=True)))
+            rows.append(fit_and_evaluate(name, X, y, mode, store,
+                                         lambda s: print(s, flush=True)))
     command = "UFSEL_DATA=... PYTHONPATH=src OMP_NUM_THREADS=1 python benchmarks/ufsa_lambda_update.py " \
         + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
     write_table(rows, board, args.out, command, time.perf_counter() - t0)

@@ -295,7 +295,8 @@ def stiefel_quadratic(A, B, W0=None, *, method="gpi", alpha=None, adaptive=True,
 #: and the trust region's acceptance threshold on rho (Absil, Baker, Gallivan 2007).
 _TCG_THETA, _TCG_KAPPA, _TCG_MAX_INNER = 1.0, 0.1, 1000
 _RHO_ACCEPT = 0.1
-#: Try the half step along a refused trust-region step before shrinking the region.
+#: Try the half step of a trust-region step that raised f before shrinking the region
+#: (see _trust_region).
 _BACKTRACK = True
 #: Newton steps below the resolution of f that may fail to halve the gradient, in a row,
 #: before the gradient counts as at its rounding floor.
