@@ -1,0 +1,64 @@
+"""How the Riemannian trust region ends on random problems: converged or not, and at what gradient.
+
+    PYTHONPATH=src OMP_NUM_THREADS=1 python benchmarks/trust_region_termination.py [--problems 300]
+
+Problems ``min Tr(W^T A W) - 2 Tr(W^T B)`` on ``W^T W = I``: A with k negative
+eigenvalues in [-5, -1] and d - k in [0, 10^u] (u uniform in [0, 4]), d in [5, 40),
+k in [1, 5); every second problem has B = 0 (flat rotations inside span(W)), the others
+a random B; every third asks for ``gtol=1e-15`` (below the rounding floor), the others
+use the default. Prints, per kind, how many solves reported convergence, how many
+reported it with a relative gradient above 1e-9 (a false report), and how many did not
+converge. Run it with another version's ``src`` on PYTHONPATH to compare.
+"""
+
+import argparse
+from collections import Counter
+
+import numpy as np
+
+from ufsel.linalg import polar_factor, stiefel_quadratic
+
+
+def problem(seed):
+    rng = np.random.default_rng(seed)
+    d, k = int(rng.integers(5, 40)), int(rng.integers(1, 5))
+    Q = polar_factor(rng.standard_normal((d, d)))
+    spectrum = np.r_[-np.sort(rng.uniform(1, 5, k))[::-1],
+                     np.linspace(0.0, 10 ** rng.uniform(0, 4), d - k)]
+    A = (Q * spectrum) @ Q.T
+    B = (np.zeros((d, k)) if seed % 2 == 0
+         else rng.standard_normal((d, k)) * 10 ** rng.uniform(-3, 1))
+    return A, B
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--problems", type=int, default=300)
+    args = ap.parse_args()
+    counts = Counter()
+    worst = {}
+    for seed in range(args.problems):
+        A, B = problem(seed)
+        gtol = 1e-15 if seed % 3 == 0 else None
+        W, _, ok = stiefel_quadratic(A, B, method="trust_region", random_state=0, gtol=gtol,
+                                     return_converged=True)
+        G = A @ W - B
+        rel = float(np.linalg.norm(G - W @ (0.5 * (W.T @ G + G.T @ W)))
+                    / (np.linalg.norm(A @ W) + np.linalg.norm(B)))
+        kind = ("B = 0" if seed % 2 == 0 else "B random") + (
+            ", gtol 1e-15" if gtol else ", default gtol")
+        counts[kind, "solves"] += 1
+        counts[kind, "converged"] += ok
+        counts[kind, "converged, gradient > 1e-9"] += ok and rel > 1e-9
+        counts[kind, "not converged"] += not ok
+        worst[kind] = max(worst.get(kind, 0.0), rel)
+    for kind in sorted({k for k, _ in counts}):
+        print(f"{kind:26s} solves {counts[kind, 'solves']:4d}  converged "
+              f"{counts[kind, 'converged']:4d}  of which gradient > 1e-9: "
+              f"{counts[kind, 'converged, gradient > 1e-9']:3d}  not converged "
+              f"{counts[kind, 'not converged']:3d}  largest final relative gradient "
+              f"{worst[kind]:.1e}")
+
+
+if __name__ == "__main__":
+    main()
