@@ -8,8 +8,8 @@ Selection never sees the labels: ``AutoSelector(random_state=0, n_resamples=0)``
 (the default route; the stability part of the verdict, computed last, is skipped: it
 does not change the ranking) chooses the
 number of clusters (eigengap) and the method (among MaxVariance, LaplacianScore,
-SPEC, MCFS, SPCAFS, PivotedQR, on the data as given; by the k-means cluster
-agreement z-score against random subsets) and returns one ranking.
+SPEC, MCFS, SPCAFS, PivotedQR, on the data as given; by the z-score against random
+subsets of the multi-scale k-means cluster agreement) and returns one ranking.
 
 The judgement uses the leaderboard's evaluation, so that the route and
 everything it is compared with are measured by one protocol and one cache:
@@ -65,7 +65,7 @@ from ufsel.model_selection._criteria import CRITERIA
 REPO = Path(__file__).resolve().parents[1]
 GRID = "fseval_small"
 #: Bump when AutoSelector's defaults change, so that cached routes (only) are recomputed.
-ROUTE_VERSION = "pivotedqr-as-given-v6"  # v6: PivotedQR among the candidates, X as given
+ROUTE_VERSION = "multiscale-v7"  # v7: the multi-scale cluster agreement (v6: PivotedQR, X as given)
 
 
 #: Non-default AutoSelector settings of this run (--criterion, --standardize, --ratios):
@@ -139,6 +139,21 @@ def evaluate(ref, fp, ks, ranking_for, exp, store):
     return acc, nmi
 
 
+def suggested_count(ref, fp, d, route, exp, store):
+    """ACC of the route's own selection (its ranking's top k, k the count it suggested) and
+    the mean ACC of the leaderboard's random subsets of that size (the same nested draws:
+    ``RandomState(seed + 1000 + i).permutation(d)[:k]``, i < random_baseline_seeds)."""
+    k = int(route["n_features"])
+    acc, _ = evaluate(ref, fp, [k], lambda _k: route["ranking"], exp, store)
+    rand = []
+    for i in range(exp.random_baseline_seeds):
+        perm = np.random.RandomState(exp.seed + 1000 + i).permutation(d)
+        ranking = np.empty(d, dtype=int)
+        ranking[perm] = np.arange(1, d + 1)
+        rand.append(evaluate(ref, fp, [k], lambda _k, r=ranking: r, exp, store)[0][k])
+    return {"k": k, "acc": acc[k], "random_acc": float(np.mean(rand))}
+
+
 def candidate_at_defaults(name, X, ks, fp, ref, exp, store, route_store, n_classes, k_est, log):
     """(K = classes, label-free K) x (acc, nmi) per count for a candidate missing from the
     leaderboard: fitted here at its defaults (with ``n_clusters`` where it has one), on the data
@@ -182,6 +197,7 @@ def run_dataset(ds, exp, store, route_store, board, board_lf, missing, log):
     per_count = count_rankings(X, route, ks, key, route_store)
     acc, nmi = evaluate(ref, fp, ks, lambda k: per_count[str(k)] if per_count
                         else route["ranking"], exp, store)
+    at_k = suggested_count(ref, fp, d, route, exp, store)
     methods = {m: {"acc": ratio_mean(cell["acc"], ks), "nmi": ratio_mean(cell["nmi"], ks)}
                for m, cell in board.get(ds.label, {}).items() if m != "all_features"}
     lf_cells = dict(board_lf.get(ds.label, {}))
@@ -196,7 +212,7 @@ def run_dataset(ds, exp, store, route_store, board, board_lf, missing, log):
     scored = {m: v["acc"] for m, v in methods.items() if m != "random" and v["acc"] is not None}
     label_free = {m: ratio_mean(cell["acc"], ks) for m, cell in lf_cells.items()
                   if m not in ("all_features", "random")}
-    return {"name": ds.label, "n": n, "d": d, "classes": K, "route": route,
+    return {"name": ds.label, "n": n, "d": d, "classes": K, "route": route, "at_k": at_k,
             "route_acc": ratio_mean(acc, ks), "route_nmi": ratio_mean(nmi, ks),
             "methods": methods, "best": max(scored, key=scored.get),
             "label_free": {m: a for m, a in label_free.items() if a is not None}}
@@ -238,8 +254,9 @@ def write_table(rows, path, command, elapsed, missing):
         "# The label-free route on the shared data sets, evaluated with the labels afterwards",
         "",
         "Selection without labels: `AutoSelector(random_state=0, n_resamples=0)` (K by "
-        "eigengap; method among MaxVariance, LaplacianScore, SPEC, MCFS, SPCAFS, PivotedQR on the data as given, by the k-means "
-        "cluster-agreement z-score against random subsets at 2/5/10 % of d). The route is judged "
+        "eigengap; method among MaxVariance, LaplacianScore, SPEC, MCFS, SPCAFS, PivotedQR on the data as given, by the "
+        "z-score against random subsets at 2/5/10 % of d of the label-free criterion, by default the k-means "
+        "cluster agreement averaged over K, 2K, 4K, ... up to sqrt(n)). The route is judged "
         "by the configuration it chose (method, K), evaluated at every count "
         "of the protocol (MCFS, whose ranking depends on the count, with its ranking for each "
         "count, as the leaderboard evaluates it); `k` is the count it suggests. Evaluation with "
@@ -249,7 +266,10 @@ def write_table(rows, path, command, elapsed, missing):
         "random subsets of each size; the methods run at their defaults with n_clusters = "
         "classes (the papers' protocol); `best (labels)` = the one with the highest ACC on "
         "that data set, chosen with the labels; `verdict` = the route's own label-free "
-        "verdict (beats random subsets at p <= 0.05?). A method that timed out or failed on "
+        "verdict (beats random subsets at p <= 0.05?); `ACC at k` = the route's own "
+        "selection, its top k features at the count k it suggests, and `random ACC at k` the "
+        "mean of the leaderboard's 10 random subsets of that size (both by the same evaluation, "
+        "one count instead of the mean over the ratios). A method that timed out or failed on "
         "a data set has no value there.",
         "",
         f"Command (after the leaderboard run, see `benchmarks/results/leaderboard/README.md`): "
@@ -267,8 +287,8 @@ def write_table(rows, path, command, elapsed, missing):
         "",
         "| data set | n | d | classes | K est. | route's choice | verdict | route ACC | random "
         "ACC | MaxVar ACC | LapScore ACC | best (labels) ACC | route NMI | random NMI | best NMI | "
-        "route s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "route s | ACC at k | random ACC at k |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         rt, ms, best = r["route"], r["methods"], r["best"]
@@ -280,7 +300,8 @@ def write_table(rows, path, command, elapsed, missing):
             f"{pct(ms.get('maxvariance', {}).get('acc'))} | "
             f"{pct(ms.get('laplacianscore', {}).get('acc'))} | "
             f"{pct(ms[best]['acc'])} ({best}) | {pct(r['route_nmi'])} | "
-            f"{pct(ms['random']['nmi'])} | {pct(ms[best]['nmi'])} | {rt['time_s']:.0f} |")
+            f"{pct(ms['random']['nmi'])} | {pct(ms[best]['nmi'])} | {rt['time_s']:.0f} | "
+            f"{pct(r['at_k']['acc'])} | {pct(r['at_k']['random_acc'])} |")
     if rows:
         m = len(rows)
         beats = sum(r["route_acc"] > r["methods"]["random"]["acc"] for r in rows)
@@ -297,6 +318,14 @@ def write_table(rows, path, command, elapsed, missing):
             f"{sum(bool(r['route']['beats_random']) for r in rows)} of {m}; where it said so, "
             f"the route's ACC was above random's on {_verdict_hits(rows, True)}, and where it "
             f"said NO, on {_verdict_hits(rows, False)}.",
+            "",
+            f"**At the count it suggests** (`k`; ACC of its top k features against the mean of "
+            f"the leaderboard's 10 random subsets of that size, the last two columns): above "
+            f"random on {sum(r['at_k']['acc'] > r['at_k']['random_acc'] for r in rows)} of {m}; "
+            f"mean ACC {100 * np.mean([r['at_k']['acc'] for r in rows]):.1f} against "
+            f"{100 * np.mean([r['at_k']['random_acc'] for r in rows]):.1f}; median k = "
+            f"{np.median([r['at_k']['k'] for r in rows]):.0f} "
+            f"({100 * np.median([r['at_k']['k'] / r['d'] for r in rows]):.1f} % of d).",
             "",
             "## The route beside every fixed choice of one method",
             "",

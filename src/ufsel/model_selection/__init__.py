@@ -10,7 +10,7 @@ a verdict.
 """
 
 from ._auto import DEFAULT_METHODS, AutoSelector, Verdict, select_features
-from ._criteria import CRITERIA
+from ._criteria import CRITERIA, DEFAULT_CRITERION
 from ._feature_count import FeatureCountCurve, default_counts, suggest_n_features
 from ._n_clusters import estimate_n_clusters
 from ._random_subset import RandomSubsetTest, random_subset_test
@@ -19,6 +19,7 @@ from ._stability import Stability, selection_stability, stability_from_selection
 __all__ = [
     "AutoSelector",
     "CRITERIA",
+    "DEFAULT_CRITERION",
     "DEFAULT_METHODS",
     "FeatureCountCurve",
     "RandomSubsetTest",

@@ -3,9 +3,9 @@
 Each criterion is built once for a data set (it keeps a row sample of X and
 what the subsets are compared with) and then evaluated cheaply for many
 subsets: the chosen one, and the random subsets of the same size that form
-its null distribution. Higher is better for all three.
+its null distribution. Higher is better for all four.
 
-``"cluster_agreement"`` (the default everywhere)
+``"cluster_agreement"``
     The adjusted Rand index between a k-means partition of the samples on
     the subset's columns (``n_init=3``) and a k-means partition on all
     columns (``n_init=10``, computed once), both with K clusters (K from
@@ -14,6 +14,16 @@ its null distribution. Higher is better for all three.
     selected features find the clusters that all features support? ARI is
     corrected for chance (about 0 for an unrelated partition), so small and
     large subsets are on one scale.
+``"multiscale_agreement"`` (the default everywhere, :data:`DEFAULT_CRITERION`)
+    The mean of ``"cluster_agreement"`` over K, 2K, 4K, ... up to
+    ``max(K, sqrt(m))`` clusters (m the rows used, see :func:`agreement_scales`).
+    The eigengap estimate of K finds the most pronounced scale of the data,
+    often a coarse one (2 or 3 on face data sets with 40 to 100 people,
+    ``benchmarks/results/estimate_n_clusters.md``); at that scale a subset that
+    keeps only the coarse split agrees as well as one that also keeps the finer
+    structure. Averaging over the finer scales tells them apart. sqrt(n) is the
+    customary upper bound on a number of clusters; doubling keeps the number of
+    k-means runs logarithmic (at most 5 scales for m <= 1000 and K >= 2).
 ``"knn_preservation"``
     The mean fraction of each sample's ``n_neighbors`` nearest neighbours in
     the full feature space that are also among its ``n_neighbors`` nearest
@@ -32,7 +42,7 @@ All are computed on X as given (centred; ``standardize=True`` scales every
 column to unit variance first) and on at most ``max_samples`` rows drawn at
 random, so one evaluation costs O(max_samples^2 k) for the k-NN criterion,
 O(max_samples k d) for the reconstruction one and a few k-means runs on
-max_samples x k for the cluster agreement, whatever n. For the k-NN
+max_samples x k for the cluster agreement (one per scale), whatever n. For the k-NN
 criterion, distances are rounded to 9 significant digits relative to the
 largest and ties broken by sample index, so the neighbour sets do not
 depend on the BLAS's round-off.
@@ -50,9 +60,12 @@ from sklearn.metrics import adjusted_rand_score
 
 from ..linalg import constant_features
 
-__all__ = ["CRITERIA", "make_criterion"]
+__all__ = ["CRITERIA", "DEFAULT_CRITERION", "agreement_scales", "make_criterion"]
 
-CRITERIA = ("cluster_agreement", "knn_preservation", "reconstruction")
+#: The label-free criteria of a feature subset (see the module docstring).
+CRITERIA = ("cluster_agreement", "multiscale_agreement", "knn_preservation", "reconstruction")
+#: The criterion of random_subset_test, suggest_n_features and AutoSelector by default.
+DEFAULT_CRITERION = "multiscale_agreement"
 
 
 def _row_sample(X, max_samples, rng):
@@ -102,14 +115,27 @@ class _KnnPreservation:
         return float(hits.mean())
 
 
-class _ClusterAgreement:
-    def __init__(self, Xr, n_clusters, seed, n_init):
-        self.Xr = Xr
-        self.K = int(min(n_clusters, Xr.shape[0] - 1))
-        self.seed, self.n_init = seed, n_init
-        self.reference = self._labels(Xr, 10)
+def agreement_scales(n_clusters, n_samples):
+    """The numbers of clusters of the ``"multiscale_agreement"`` criterion: K, 2K, 4K, ...
+    up to ``max(K, sqrt(n_samples))``, each at most ``n_samples - 1``."""
+    K = int(min(n_clusters, n_samples - 1))
+    top = max(K, int(np.sqrt(n_samples)))
+    scales = [K]
+    while 2 * scales[-1] <= min(top, n_samples - 1):
+        scales.append(2 * scales[-1])
+    return tuple(scales)
 
-    def _labels(self, Z, n_init):
+
+class _ClusterAgreement:
+    """Mean ARI over the numbers of clusters ``scales`` (one for "cluster_agreement")."""
+
+    def __init__(self, Xr, scales, seed, n_init):
+        self.Xr = Xr
+        self.scales = tuple(int(min(K, Xr.shape[0] - 1)) for K in scales)
+        self.seed, self.n_init = seed, n_init
+        self.reference = [self._labels(Xr, K, 10) for K in self.scales]
+
+    def _labels(self, Z, K, n_init):
         # A subset of few (e.g. binary or mostly constant) columns often has fewer
         # distinct points than K: k-means then finds fewer clusters and warns. That is
         # a property of the subset, which the criterion measures (a low agreement), not
@@ -117,12 +143,13 @@ class _ClusterAgreement:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="Number of distinct clusters",
                                     category=ConvergenceWarning)
-            km = KMeans(self.K, n_init=n_init, random_state=self.seed).fit(Z)
+            km = KMeans(K, n_init=n_init, random_state=self.seed).fit(Z)
         return km.labels_
 
     def __call__(self, cols):
-        return float(adjusted_rand_score(self.reference, self._labels(self.Xr[:, cols],
-                                                                      self.n_init)))
+        Z = self.Xr[:, cols]
+        return float(np.mean([adjusted_rand_score(ref, self._labels(Z, K, self.n_init))
+                              for K, ref in zip(self.scales, self.reference)]))
 
 
 class _Reconstruction:
@@ -143,7 +170,7 @@ class _Reconstruction:
         return float(np.einsum("ij,ij->", proj, proj) / self.total)
 
 
-def make_criterion(X, criterion="cluster_agreement", *, n_clusters=None, n_neighbors=10,
+def make_criterion(X, criterion=DEFAULT_CRITERION, *, n_clusters=None, n_neighbors=10,
                    max_samples=1000, standardize=False, n_init=3, rng):
     """A callable ``f(columns) -> float`` (higher is better) for subsets of X's columns.
 
@@ -164,10 +191,12 @@ def make_criterion(X, criterion="cluster_agreement", *, n_clusters=None, n_neigh
         Xr = Xr - Xr.mean(axis=0)
     if criterion == "knn_preservation":
         return _KnnPreservation(Xr, n_neighbors)
-    if criterion == "cluster_agreement":
+    if criterion in ("cluster_agreement", "multiscale_agreement"):
         if n_clusters is None:
             from ._n_clusters import estimate_n_clusters
 
             n_clusters = estimate_n_clusters(X, random_state=rng)
-        return _ClusterAgreement(Xr, n_clusters, int(rng.randint(2**31 - 1)), n_init)
+        scales = ((n_clusters,) if criterion == "cluster_agreement"
+                  else agreement_scales(n_clusters, Xr.shape[0]))
+        return _ClusterAgreement(Xr, scales, int(rng.randint(2**31 - 1)), n_init)
     return _Reconstruction(Xr)

@@ -8,7 +8,7 @@ from numbers import Integral
 import numpy as np
 from sklearn.utils import check_array, check_random_state
 
-from ._criteria import make_criterion
+from ._criteria import DEFAULT_CRITERION, make_criterion
 from ._random_subset import random_draws
 
 __all__ = ["FeatureCountCurve", "suggest_n_features", "default_counts", "DEFAULT_RATIOS"]
@@ -71,7 +71,7 @@ def _rule(counts, values, tolerance):
     return int(counts[np.argmax(ok)])
 
 
-def suggest_n_features(X, ranking, *, n_clusters=None, counts=None, criterion="cluster_agreement",
+def suggest_n_features(X, ranking, *, n_clusters=None, counts=None, criterion=DEFAULT_CRITERION,
                        tolerance=0.05, n_draws=10, n_neighbors=10, max_samples=1000,
                        random_state=None, _criterion_fn=None):
     """Suggest how many of a ranking's top features to keep, without labels.
@@ -107,13 +107,14 @@ def suggest_n_features(X, ranking, *, n_clusters=None, counts=None, criterion="c
         ``ranking[j]`` is feature j's rank, 1 = best (a selector's
         ``ranking_``).
     n_clusters : int, optional
-        K for the ``"cluster_agreement"`` criterion; default
+        K (the coarsest scale) for the cluster-agreement criteria; default
         :func:`estimate_n_clusters`.
     counts : array-like of int, optional
         The counts to try; default :func:`default_counts` (``ceil(r d)`` for
         r = 0.5 %, 1 %, 2 %, 3 %, 5 %, 7.5 %, 10 %, 15 %, 20 %, 30 %, 50 %;
         every count below d when d <= 20).
-    criterion : {"cluster_agreement", "knn_preservation", "reconstruction"}
+    criterion : {"multiscale_agreement", "cluster_agreement", "knn_preservation", \
+            "reconstruction"}, default="multiscale_agreement"
     tolerance : float, default=0.05
     n_draws : int, default=10
         Random subsets per count.

@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.utils import check_array, check_random_state
 
 from ..evaluation._protocol import check_selected
-from ._criteria import make_criterion
+from ._criteria import DEFAULT_CRITERION, make_criterion
 
 __all__ = ["RandomSubsetTest", "random_subset_test", "support_indices"]
 
@@ -74,7 +74,7 @@ def random_draws(rng, n_features, size, n_draws):
     return [np.sort(rng.choice(n_features, size, replace=False)) for _ in range(n_draws)]
 
 
-def random_subset_test(X, support, *, criterion="cluster_agreement", n_draws=100,
+def random_subset_test(X, support, *, criterion=DEFAULT_CRITERION, n_draws=100,
                        n_clusters=None, n_neighbors=10, max_samples=1000, random_state=None):
     """Compare a feature subset with random subsets of the same size, without labels.
 
@@ -86,9 +86,10 @@ def random_subset_test(X, support, *, criterion="cluster_agreement", n_draws=100
     one" of a value at least as high (a one-sided permutation-style test;
     the smallest attainable p-value is ``1 / (1 + n_draws)``).
 
-    Default criterion, ``"cluster_agreement"``: the adjusted Rand index
-    between k-means (K clusters) on the subset and k-means on all features
-    (see :mod:`ufsel.model_selection._criteria`). Why this one: the question
+    Default criterion, ``"multiscale_agreement"``: the adjusted Rand index
+    between k-means on the subset and k-means on all features, averaged over
+    K, 2K, 4K, ... clusters up to sqrt(n) (``"cluster_agreement"``: at K
+    only; see :mod:`ufsel.model_selection._criteria`). Why this one: the question
     is whether clustering on the chosen features finds the clusters that the
     data support, and this asks it directly, at the scale of clusters, with a
     chance-corrected score. It finds planted informative features among
@@ -106,10 +107,12 @@ def random_subset_test(X, support, *, criterion="cluster_agreement", n_draws=100
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
     support : array-like of bool (n_features,) or of int
         The subset: a mask or column indices.
-    criterion : {"cluster_agreement", "knn_preservation", "reconstruction"}
+    criterion : {"multiscale_agreement", "cluster_agreement", "knn_preservation", \
+            "reconstruction"}, default="multiscale_agreement"
     n_draws : int, default=100
     n_clusters : int, optional
-        K for ``"cluster_agreement"``; default :func:`estimate_n_clusters` (X).
+        K (the coarsest scale) for the cluster-agreement criteria; default
+        :func:`estimate_n_clusters` (X).
     n_neighbors : int, default=10
         For ``"knn_preservation"``.
     max_samples : int, default=1000

@@ -119,18 +119,26 @@ def test_selection_stability_of_a_selector():
 
 
 # ------------------------------------------------------- random-subset test
-def test_random_subset_test_finds_planted_features():
+@pytest.mark.parametrize("criterion", [None, "cluster_agreement"])
+def test_random_subset_test_finds_planted_features(criterion):
     X, _, informative = make_planted_clusters(300, 5, 45, 4, random_state=0)
-    r = random_subset_test(X, informative, n_clusters=4, n_draws=100, random_state=0)
-    assert r.criterion == "cluster_agreement"
-    assert r.statistic > 0.95  # k-means on the planted features finds the same clusters
+    kw = {} if criterion is None else {"criterion": criterion}
+    r = random_subset_test(X, informative, n_clusters=4, n_draws=100, random_state=0, **kw)
+    if criterion is None:
+        # the default: also K = 8 and 16, which split the planted (Gaussian) clusters
+        # arbitrarily, on the subset and on all features alike
+        assert r.criterion == "multiscale_agreement"
+        assert r.statistic > 0.5
+    else:
+        assert r.statistic > 0.95  # k-means on the planted features finds the same clusters
     assert r.p_value == pytest.approx(1 / 101)  # better than every random subset
     assert r.z_score > 3
     assert r.n_features == 5 and r.null.shape == (100,)
     assert r.p_value == (1 + np.sum(r.null >= r.statistic)) / 101
 
 
-@pytest.mark.parametrize("criterion", ["knn_preservation", "reconstruction"])
+@pytest.mark.parametrize("criterion", ["multiscale_agreement", "knn_preservation",
+                                       "reconstruction"])
 def test_other_criteria_rank_planted_features_above_random(criterion):
     X, _, informative = make_planted_clusters(300, 5, 45, 4, separation=8.0, random_state=0)
     r = random_subset_test(X, informative, criterion=criterion, n_draws=100, random_state=0)
@@ -172,6 +180,50 @@ def test_random_subset_test_mask_equals_indices_and_validates():
         random_subset_test(X, [0, 1], criterion="nope", n_draws=10)
 
 
+def test_agreement_scales_hand_values():
+    from ufsel.model_selection._criteria import agreement_scales
+
+    assert agreement_scales(2, 400) == (2, 4, 8, 16)  # doubling up to sqrt(400) = 20
+    assert agreement_scales(4, 1000) == (4, 8, 16)  # 32 > int(sqrt(1000)) = 31
+    assert agreement_scales(49, 1000) == (49,)  # K above sqrt(n): K alone
+    assert agreement_scales(7, 5) == (4,)  # capped at n - 1
+
+
+def test_multiscale_agreement_is_the_mean_over_its_scales():
+    from ufsel.model_selection._criteria import agreement_scales, make_criterion
+
+    X, _, informative = make_planted_clusters(150, 4, 16, 3, random_state=0)
+    multi = make_criterion(X, "multiscale_agreement", n_clusters=3,
+                           rng=np.random.RandomState(5))
+    assert agreement_scales(3, 150) == (3, 6, 12)
+    singles = [make_criterion(X, "cluster_agreement", n_clusters=K,
+                              rng=np.random.RandomState(5)) for K in (3, 6, 12)]
+    for cols in (informative, np.arange(10, 16)):
+        assert multi(cols) == pytest.approx(np.mean([f(cols) for f in singles]), abs=1e-15)
+
+
+def test_multiscale_agreement_sees_structure_below_the_estimated_k():
+    from ufsel.model_selection._criteria import make_criterion
+
+    # two far-apart groups (columns 0, 1), each split into four sub-clusters (2, 3), and
+    # noise (4-7). At K = 2 both the coarse columns with noise and the coarse columns
+    # with the fine ones reproduce the full data's partition exactly; only the finer
+    # scales tell them apart.
+    rng = np.random.RandomState(0)
+    n = 400
+    group, sub = rng.randint(2, size=n), rng.randint(4, size=n)
+    X = np.empty((n, 8))
+    X[:, :2] = 20.0 * group[:, None] + 0.5 * rng.standard_normal((n, 2))
+    X[:, 2] = 4.0 * sub + 0.3 * rng.standard_normal(n)
+    X[:, 3] = 4.0 * ((sub + 2 * group) % 4) + 0.3 * rng.standard_normal(n)
+    X[:, 4:] = rng.standard_normal((n, 4))
+    one = make_criterion(X, "cluster_agreement", n_clusters=2, rng=np.random.RandomState(0))
+    multi = make_criterion(X, "multiscale_agreement", n_clusters=2,
+                           rng=np.random.RandomState(0))
+    assert one([0, 1, 2, 3]) == one([0, 1, 4, 5]) == 1.0
+    assert multi([0, 1, 2, 3]) > multi([0, 1, 4, 5]) + 0.3
+
+
 def test_knn_criterion_independent_of_column_order():
     X, _, informative = make_planted_clusters(120, 4, 16, 3, random_state=0)
     perm = np.random.RandomState(0).permutation(20)
@@ -182,7 +234,9 @@ def test_knn_criterion_independent_of_column_order():
 
 
 # ------------------------------------------------------------- feature count
-def test_suggest_n_features_on_planted_ranking():
+@pytest.mark.parametrize("criterion, floor", [("multiscale_agreement", 0.5),
+                                               ("cluster_agreement", 0.9)])
+def test_suggest_n_features_on_planted_ranking(criterion, floor):
     # ten weakly informative features (each separates the clusters only in part)
     X, _, informative = make_planted_clusters(300, 10, 90, 4, separation=1.5, noise_scale=0.8,
                                               random_state=0)
@@ -190,9 +244,10 @@ def test_suggest_n_features_on_planted_ranking():
     ranking = np.empty(d, dtype=int)
     order = np.r_[informative, np.setdiff1d(np.arange(d), informative)]
     ranking[order] = np.arange(1, d + 1)
-    curve = suggest_n_features(X, ranking, random_state=0)
+    curve = suggest_n_features(X, ranking, criterion=criterion, random_state=0)
     assert 5 <= curve.n_features <= 15  # about the 10 planted features
-    assert curve.values[curve.counts == curve.n_features][0] > 0.9
+    at = curve.counts == curve.n_features
+    assert curve.values[at][0] > floor and curve.excess[at][0] > 0.4
     assert curve.counts.shape == curve.values.shape == curve.null_mean.shape
     assert np.all(np.diff(curve.counts) > 0)
     with pytest.raises(ValueError, match="permutation"):
