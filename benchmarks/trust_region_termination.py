@@ -2,10 +2,10 @@
 
     PYTHONPATH=src OMP_NUM_THREADS=1 python benchmarks/trust_region_termination.py [--problems 300]
 
-Problems ``min Tr(W^T A W) - 2 Tr(W^T B)`` on ``W^T W = I``: A with k negative
-eigenvalues in [-5, -1] and d - k in [0, 10^u] (u uniform in [0, 4]), d in [5, 40),
-k in [1, 5); every second problem has B = 0 (flat rotations inside span(W)), the others
-a random B; every third asks for ``gtol=1e-15`` (below the rounding floor), the others
+Problems ``min Tr(W^T A W) - 2 Tr(W^T B)`` on ``W^T W = I`` from the test suite's
+``random_stiefel_problem`` (test_orth.py): A with k negative eigenvalues in [-5, -1] and
+d - k in [0, 10^u] (u uniform in [0, 4]), d in [5, 40), k in [1, 5); every second
+problem has B = 0 (flat rotations inside span(W)), the others a random B; every third asks for ``gtol=1e-15`` (below the rounding floor), the others
 use the default. Prints, per kind, how many solves reported convergence, how many
 reported it with a relative gradient above 1e-9 (a false report), and how many did not
 converge. Run it with another version's ``src`` on PYTHONPATH to compare.
@@ -16,19 +16,8 @@ from collections import Counter
 
 import numpy as np
 
-from ufsel.linalg import polar_factor, stiefel_quadratic
-
-
-def problem(seed):
-    rng = np.random.default_rng(seed)
-    d, k = int(rng.integers(5, 40)), int(rng.integers(1, 5))
-    Q = polar_factor(rng.standard_normal((d, d)))
-    spectrum = np.r_[-np.sort(rng.uniform(1, 5, k))[::-1],
-                     np.linspace(0.0, 10 ** rng.uniform(0, 4), d - k)]
-    A = (Q * spectrum) @ Q.T
-    B = (np.zeros((d, k)) if seed % 2 == 0
-         else rng.standard_normal((d, k)) * 10 ** rng.uniform(-3, 1))
-    return A, B
+from ufsel.linalg import stiefel_quadratic
+from ufsel.tests.test_orth import random_stiefel_problem
 
 
 def main():
@@ -38,7 +27,7 @@ def main():
     counts = Counter()
     worst = {}
     for seed in range(args.problems):
-        A, B = problem(seed)
+        A, B, _ = random_stiefel_problem(seed)
         gtol = 1e-15 if seed % 3 == 0 else None
         W, _, ok = stiefel_quadratic(A, B, method="trust_region", random_state=0, gtol=gtol,
                                      return_converged=True)

@@ -59,6 +59,22 @@ def test_trust_region_with_inverse_and_no_linear_term(seed):
     np.testing.assert_allclose(W @ W.T, V @ V.T, atol=1e-10)
 
 
+def random_stiefel_problem(seed):
+    """``(A, B, V)``: d in [5, 40), k in [1, 5); A with k negative eigenvalues in [-5, -1]
+    (eigenvectors V, the minimiser's span when B = 0) and d - k in [0, 10^u], u uniform in
+    [0, 4]; B = 0 for even seeds, random for odd ones. Also used by
+    benchmarks/trust_region_termination.py."""
+    rng = np.random.default_rng(seed)
+    d, k = int(rng.integers(5, 40)), int(rng.integers(1, 5))
+    Q = polar_factor(rng.standard_normal((d, d)))
+    spectrum = np.r_[-np.sort(rng.uniform(1, 5, k))[::-1],
+                     np.linspace(0.0, 10 ** rng.uniform(0, 4), d - k)]
+    A = (Q * spectrum) @ Q.T
+    B = (np.zeros((d, k)) if seed % 2 == 0
+         else rng.standard_normal((d, k)) * 10 ** rng.uniform(-3, 1))
+    return A, B, Q[:, :k]
+
+
 def test_trust_region_reports_convergence_only_at_a_small_gradient():
     # B = 0 with a tolerance below the rounding floor: near the solution f cannot judge a
     # step, and tCG runs along the flat rotations inside span(W) to the boundary. Accepting
@@ -68,17 +84,12 @@ def test_trust_region_reports_convergence_only_at_a_small_gradient():
     # rounding floor, and every one has found the minimiser.
     bad = []
     for seed in range(0, 300, 6):
-        rng = np.random.default_rng(seed)
-        d, k = int(rng.integers(5, 40)), int(rng.integers(1, 5))
-        Q = polar_factor(rng.standard_normal((d, d)))
-        spectrum = np.r_[-np.sort(rng.uniform(1, 5, k))[::-1],
-                         np.linspace(0.0, 10 ** rng.uniform(0, 4), d - k)]
-        A = (Q * spectrum) @ Q.T
-        W, _, ok = stiefel_quadratic(A, np.zeros((d, k)), method="trust_region",
+        A, B, V = random_stiefel_problem(seed)
+        assert not B.any()
+        W, _, ok = stiefel_quadratic(A, B, method="trust_region",
                                      random_state=0, gtol=1e-15, return_converged=True)
         G = A @ W
         rel = np.linalg.norm(G - W @ (W.T @ G)) / np.linalg.norm(G)
-        V = Q[:, :k]
         if (ok and rel > 1e-11) or np.abs(W @ W.T - V @ V.T).max() > 1e-8:
             bad.append((seed, ok, rel))
     assert not bad
