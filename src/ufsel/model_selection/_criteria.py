@@ -51,6 +51,7 @@ depend on the BLAS's round-off.
 from __future__ import annotations
 
 import warnings
+from numbers import Integral
 
 import numpy as np
 from scipy import sparse
@@ -181,6 +182,11 @@ def make_criterion(X, criterion=DEFAULT_CRITERION, *, n_clusters=None, n_neighbo
         raise ValueError(
             f"criterion={criterion!r} not understood, valid options are {set(CRITERIA)}."
         )
+    if n_clusters is not None and (not isinstance(n_clusters, Integral)
+                                   or isinstance(n_clusters, bool) or n_clusters < 2):
+        # one cluster is every partition: the agreement would be 1 for any subset
+        raise ValueError(f"n_clusters must be an integer >= 2 (or None: estimated from X), "
+                         f"got {n_clusters!r}.")
     Xr = _row_sample(X, max_samples, rng)
     if Xr.shape[0] < 3:
         raise ValueError(f"the {criterion} criterion needs at least 3 samples, got {Xr.shape[0]}.")

@@ -178,6 +178,11 @@ def test_random_subset_test_mask_equals_indices_and_validates():
         random_subset_test(X, [0, 0, 1], n_draws=10)
     with pytest.raises(ValueError, match="criterion"):
         random_subset_test(X, [0, 1], criterion="nope", n_draws=10)
+    for bad in (1, 0, 2.5, True):
+        with pytest.raises(ValueError, match="n_clusters must be an integer >= 2"):
+            random_subset_test(X, [0, 1], n_clusters=bad, n_draws=10)
+        with pytest.raises(ValueError, match="n_clusters must be an integer >= 2"):
+            suggest_n_features(X, np.arange(1, 14), n_clusters=bad)
 
 
 def test_agreement_scales_hand_values():
