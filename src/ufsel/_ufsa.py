@@ -487,8 +487,9 @@ class UFSA(BaseSelector):
     this took a default fit (lambda_i then fixed) from 21 s to 7 s (one
     decomposition instead of 77), and the operator solver's from 241 s (A's
     diagonal as the preconditioner) to 10 s, to the same objective (7) to 1e-8;
-    with lambda_i re-set in every S-step the default fit takes about 2.5 s (three
-    decompositions, 22 outer iterations); every W-step
+    with lambda_i re-set in every S-step the default fit takes about 2.1 s (three
+    decompositions, 22 outer iterations; 2.5 s before the trust region's inner
+    solves finished the last Newton step, docs/guide/performance.md); every W-step
     is still solved to ``w_tol``. The decomposition stays where it is
     cheaper, for the first W-step, whose start needs A's eigenvectors, and
     for a W-step after one that took more than 15 trust-region iterations

@@ -295,6 +295,12 @@ def stiefel_quadratic(A, B, W0=None, *, method="gpi", alpha=None, adaptive=True,
 #: and the trust region's acceptance threshold on rho (Absil, Baker, Gallivan 2007).
 _TCG_THETA, _TCG_KAPPA, _TCG_MAX_INNER = 1.0, 0.1, 1000
 _RHO_ACCEPT = 0.1
+#: When that rule would stop the inner solve within this factor of the outer tolerance
+#: (absolute, ``gtol (||A W|| + ||B||)``), the solve goes on to half the tolerance, for at
+#: most _FINISH_STEPS more steps, so that the last Newton step meets it instead of leaving
+#: one more outer iteration to do so.
+_FINISH = 100.0
+_FINISH_STEPS = 10
 #: Try the half step of a trust-region step that raised f before shrinking the region
 #: (see _trust_region).
 _BACKTRACK = True
@@ -399,7 +405,8 @@ def _trust_region(prod, B, W, diag, gtol, max_iter, inverse=None):
         S = _sym(W.T @ G)
         grad = G - W @ S
         grad_norm = float(np.linalg.norm(grad))
-        if grad_norm <= gtol * (float(np.linalg.norm(AW)) + norm_b):
+        gtol_abs = gtol * (float(np.linalg.norm(AW)) + norm_b)
+        if grad_norm <= gtol_abs:
             converged = True
             break
         stalled = stalled + 1 if grad_norm > 0.5 * polish_grad else 0
@@ -420,7 +427,7 @@ def _trust_region(prod, B, W, diag, gtol, max_iter, inverse=None):
                 precond = _projected_preconditioner(W, S, B, diag)
             else:
                 precond = _identity
-        eta, Heta, boundary = _truncated_cg(grad, hess, precond, proj, radius)
+        eta, Heta, boundary = _truncated_cg(grad, hess, precond, proj, radius, gtol_abs)
         model = -2.0 * (float(np.sum(grad * eta)) + 0.5 * float(np.sum(eta * Heta)))
         unresolved = model <= _RESOLUTION * np.finfo(float).eps * float(
             np.sum(np.abs(W * AW)) + 2.0 * np.sum(np.abs(W * B)))
@@ -572,10 +579,20 @@ def _sym_skew(M):
     return 0.5 * (M - M.T)
 
 
-def _truncated_cg(grad, hess, precond, proj, radius):
+def _truncated_cg(grad, hess, precond, proj, radius, target=0.0):
     """Steihaug-Toint truncated CG for ``min <grad, eta> + 1/2 <eta, H eta>``,
     ``||eta||_{P^{-1}} <= radius`` (P the preconditioner). Returns
-    ``(eta, H eta, whether eta ended on the boundary)``."""
+    ``(eta, H eta, whether eta ended on the boundary)``.
+
+    Stops at ``||r|| <= ||r_0|| min(||r_0||^theta, kappa)``, or, when that bound is below
+    ``_FINISH target`` (``target`` = the outer loop's absolute gradient tolerance), at
+    ``target / 2`` or ``_FINISH_STEPS`` steps after the usual bound, whichever comes first:
+    the model's residual is the next gradient up to the step's second-order error, so the
+    final Newton step then lands below the tolerance. On UFSA's JAFFE fit the late W-steps
+    took 5 outer iterations (the last one only to go from about 1e-10 to below w_tol =
+    1e-11) and now take 4: 217 -> 203 outer and 2003 -> 1745 inner iterations, the same
+    objective. On ORL (c = 40), whose W-steps end otherwise, the inner iterations rose by 2 %
+    (7750 -> 7917; without the step cap by 5 %)."""
     eta = np.zeros_like(grad)
     Heta = np.zeros_like(grad)
     r = grad
@@ -583,6 +600,9 @@ def _truncated_cg(grad, hess, precond, proj, radius):
     delta = -z
     rz = float(np.sum(r * z))
     r0 = float(np.linalg.norm(r))
+    usual = r0 * min(r0 ** _TCG_THETA, _TCG_KAPPA)
+    tol = min(usual, 0.5 * target) if usual < _FINISH * target else usual
+    extra = 0  # inner steps past the usual stopping point
     if not rz > 0:
         return eta, Heta, False  # nothing the preconditioner searches (flat directions only)
     # norms in the P^{-1} metric: <eta, eta>, <eta, delta>, <delta, delta>
@@ -600,7 +620,9 @@ def _truncated_cg(grad, hess, precond, proj, radius):
         Heta = Heta + alpha * Hd
         r = proj(r + alpha * Hd)
         rn = float(np.linalg.norm(r))
-        if rn <= r0 * min(r0 ** _TCG_THETA, _TCG_KAPPA):
+        if rn <= usual:
+            extra += 1
+        if rn <= tol or extra > _FINISH_STEPS:
             break
         z = precond(r)
         rz_new = float(np.sum(r * z))

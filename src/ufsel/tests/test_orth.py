@@ -75,6 +75,36 @@ def random_stiefel_problem(seed):
     return A, B, Q[:, :k]
 
 
+def test_truncated_cg_finishes_the_last_newton_step():
+    # Near the outer tolerance the inner solve goes on to half of it (a bounded number of
+    # extra steps), so that the Newton step's model residual, the next gradient to second
+    # order, is below the tolerance; far from it the usual forcing rule stops it.
+    from ufsel.linalg._orth import _FINISH, _truncated_cg
+
+    rng = np.random.default_rng(0)
+    d = 60
+    Q = polar_factor(rng.standard_normal((d, d)))
+    A = (Q * np.geomspace(1.0, 30.0, d)) @ Q.T
+    grad = 1e-4 * rng.standard_normal((d, 1)) / np.sqrt(d)  # ||grad|| about 1e-4
+
+    def solve(target):
+        eta, Heta, boundary = _truncated_cg(grad, lambda v: A @ v, lambda r: r, lambda z: z,
+                                            1e3, target)
+        assert not boundary
+        return np.linalg.norm(grad + Heta), np.linalg.norm(Heta - A @ eta)
+
+    r0 = np.linalg.norm(grad)
+    usual = r0 * min(r0, 0.1)  # about 1e-8
+    plain, _ = solve(0.0)
+    assert plain <= usual
+    target = usual / 10.0  # the usual bound is within _FINISH of it: finish to target / 2
+    assert usual < _FINISH * target and plain > 0.5 * target
+    finished, err = solve(target)
+    assert finished <= 0.5 * target and err < 1e-12
+    far, _ = solve(usual / (2.0 * _FINISH))  # the usual bound is far above it: unchanged
+    assert far == plain
+
+
 def test_trust_region_reports_convergence_only_at_a_small_gradient():
     # B = 0 with a tolerance below the rounding floor: near the solution f cannot judge a
     # step, and tCG runs along the flat rotations inside span(W) to the boundary. Accepting
