@@ -57,6 +57,7 @@ from sklearn.exceptions import ConvergenceWarning
 import ufsel
 from ufsel.benchmark import load_experiment
 from ufsel.benchmark._cache import Store, atomic_write_text, content_key
+from ufsel.benchmark._runner import random_baseline_orders
 from ufsel.benchmark._units import DataRef, EvalTask, eval_key, load_data, run_eval
 from ufsel.model_selection import DEFAULT_METHODS, AutoSelector, _auto
 from ufsel.model_selection._auto import candidate_params
@@ -141,13 +142,12 @@ def evaluate(ref, fp, ks, ranking_for, exp, store):
 
 def suggested_count(ref, fp, d, route, exp, store):
     """ACC of the route's own selection (its ranking's top k, k the count it suggested) and
-    the mean ACC of the leaderboard's random subsets of that size (the same nested draws:
-    ``RandomState(seed + 1000 + i).permutation(d)[:k]``, i < random_baseline_seeds)."""
+    the mean ACC of the leaderboard's random subsets of that size (the same nested draws,
+    ``random_baseline_orders``)."""
     k = int(route["n_features"])
     acc, _ = evaluate(ref, fp, [k], lambda _k: route["ranking"], exp, store)
     rand = []
-    for i in range(exp.random_baseline_seeds):
-        perm = np.random.RandomState(exp.seed + 1000 + i).permutation(d)
+    for _, perm in random_baseline_orders(exp, d):
         ranking = np.empty(d, dtype=int)
         ranking[perm] = np.arange(1, d + 1)
         rand.append(evaluate(ref, fp, [k], lambda _k, r=ranking: r, exp, store)[0][k])

@@ -197,6 +197,13 @@ def label_free_n_clusters(X, fp, store, seed, version, compute=True):
     return K
 
 
+def random_baseline_orders(exp, n_features):
+    """``(seed, permutation of the columns)`` for each of the experiment's random-subset
+    baselines; the subset of size k is the permutation's first k columns (nested)."""
+    return [(rs, np.random.RandomState(rs).permutation(n_features))
+            for rs in (exp.seed + 1000 + i for i in range(exp.random_baseline_seeds))]
+
+
 def _order_for(entry, k):
     orders = entry["orders"]
     if "all" in orders:
@@ -404,11 +411,9 @@ def run(experiment, out_dir, *, n_jobs=1, threads_per_job=1, data_dir=None, prog
                 continue
             for k in s.counts:
                 request(s.dataset, _order_for(s.entry, k), s, k)
-        random_seeds = [exp.seed + 1000 + i for i in range(exp.random_baseline_seeds)]
         for label, info in datasets.items():
             d = info["n_features"]
-            for rs in random_seeds:
-                perm = np.random.RandomState(rs).permutation(d)
+            for rs, perm in random_baseline_orders(exp, d):
                 for k in info["counts"]:
                     request(label, perm[:k], ("random", rs), k)
             request(label, np.arange(d), ("all_features", None), d)
