@@ -7,7 +7,8 @@
 
 Default settings of :class:`ufsel.UFSA` (alpha = gamma = 1, k = 15, max_iter,
 tol, w_tol, w_max_iter at their defaults) with c = the number of classes. For
-each data set it prints the wall time (the fastest of ``--repeats`` fits), the
+each data set it prints the wall time (the fastest of ``--repeats`` fits, and with
+more than one their median and mean), the
 CPU time, the number of outer iterations, whether the outer loop converged
 (relative change of objective (7) below tol within max_iter), how many
 W-steps met w_tol, the total number of W-step (trust-region) iterations, the
@@ -121,6 +122,8 @@ def bench(name, X, c, repeats, step_times=False, y=None, **params):
     paper = PAPER_SECONDS.get(name)
     print(f"{name:8s} {params or ''} n={X.shape[0]} d={X.shape[1]} c={c} solver={sel.solver_} "
           f"s_step={sel.s_step_} | wall {min(walls):.2f} s (cpu {min(cpus):.2f} s)"
+          + (f", median {np.median(walls):.2f} s, mean {np.mean(walls):.2f} s of {repeats}"
+             if repeats > 1 else "")
           + (f", paper {paper:.2f} s" if paper else "")
           + f" | n_iter={sel.n_iter_}/{sel.max_iter} converged={outer_ok} "
           f"W-steps converged {int(sel.w_step_converged_.sum())}/{sel.n_iter_} "

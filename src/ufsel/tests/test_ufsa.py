@@ -157,22 +157,33 @@ def test_operator_path_matches_dense():
     np.testing.assert_allclose(a.objective_, b.objective_, rtol=1e-8)
 
 
-@pytest.mark.parametrize("sparse_x", [False, True])
-def test_pushthrough_product_and_inverse_equal_the_dense_matrix(sparse_x):
+@pytest.mark.parametrize("layout", ["C", "F", "sparse"])
+def test_pushthrough_product_and_inverse_equal_the_dense_matrix(layout):
     # d > n: A = G + X^T N X applied through X, and A^{-1} through the n x n Woodbury
-    # system, equal the dense A and a dense solve.
+    # system, equal the dense A and a dense solve, for each layout of X (a Fortran-ordered
+    # X takes the transposed products of _WStep.xv / xtu).
     rng = np.random.default_rng(3)
     X = rng.standard_normal((30, 90))
     S, _ = adaptive_neighbors(X, 5)
     g = rng.uniform(0.5, 50.0, 90)
     R = rng.standard_normal((90, 4))
     A, _ = _WStep(X, 0.7, dense=True).matrix(S, g, 0.3)
-    step = _WStep(sparse.csr_matrix(X) if sparse_x else X, 0.7, dense=False)
+    Xl = {"C": X, "F": np.asfortranarray(X), "sparse": sparse.csr_matrix(X)}[layout]
+    step = _WStep(Xl, 0.7, dense=False)
+    U = rng.standard_normal((30, 4))
+    np.testing.assert_allclose(step.xv(R), X @ R, rtol=1e-12, atol=1e-12 * np.abs(X @ R).max())
+    np.testing.assert_allclose(step.xtu(U), X.T @ U, rtol=1e-12,
+                               atol=1e-12 * np.abs(X.T @ U).max())
     np.testing.assert_allclose(step.product(_sym_laplacian(S), g, 0.3)(R), A @ R, rtol=1e-10,
                                atol=1e-10 * np.abs(A @ R).max())
     inv = step.pushthrough_inverse(_sym_laplacian(S), g, 0.3)
     expected = np.linalg.solve(A, R)
     np.testing.assert_allclose(inv(R), expected, rtol=1e-8, atol=1e-10 * np.abs(expected).max())
+    # the inverse is applied as a symmetric map (P = N T^{-1} symmetrised): the conjugate
+    # gradients it preconditions need <u, A^{-1} v> = <A^{-1} u, v>
+    R2 = rng.standard_normal((90, 4))
+    lhs, rhs = np.sum(R2 * inv(R)), np.sum(inv(R2) * R)
+    assert abs(lhs - rhs) <= 1e-13 * np.sqrt(np.sum(R2 * inv(R2)) * np.sum(R * inv(R)))
     # gamma = 0 (A singular when d > n): no push-through inverse
     assert step.pushthrough_inverse(_sym_laplacian(S), g, 0.0) is None
 
