@@ -66,7 +66,7 @@ from ufsel.model_selection._criteria import CRITERIA
 REPO = Path(__file__).resolve().parents[1]
 GRID = "fseval_small"
 #: Bump when AutoSelector's defaults change, so that cached routes (only) are recomputed.
-ROUTE_VERSION = "multiscale-v7"  # v7: the multi-scale cluster agreement (v6: PivotedQR, X as given)
+ROUTE_VERSION = "scales-v8"  # v8: candidates at every criterion scale (v7: multi-scale criterion)
 
 
 #: Non-default AutoSelector settings of this run (--criterion, --standardize, --ratios):
@@ -90,6 +90,7 @@ def route_ranking(X):
     return {"ranking": sel.ranking_.tolist(), "time_s": time.perf_counter() - t0,
             "method": sel.method_, "standardize": sel.params_["standardize"],
             "n_clusters": sel.n_clusters_, "n_features": sel.n_features_to_select_,
+            "candidate_n_clusters": sel.params_.get("n_clusters"),
             "beats_random": v.beats_random, "z": v.z_score, "p": v.p_value,
             "stability": None if v.stability is None else v.stability.value}
 
@@ -110,7 +111,8 @@ def count_rankings(X, route, ks, key, route_store):
     entry = route_store.get("count_rankings", ckey)
     if entry is None:
         # the configuration the route chose, with AutoSelector's own parameter rule
-        params = candidate_params(cls, min(route["n_clusters"], X.shape[0] - 1))
+        params = candidate_params(cls, min(route.get("candidate_n_clusters") or route["n_clusters"],
+                                           X.shape[0] - 1))
         Xfit = AutoSelector._standardized(X) if route["standardize"] else X
         rankings = cls(**params).fit_rankings(Xfit, sorted(set(ks)))
         entry = route_store.put("count_rankings", ckey,
@@ -254,10 +256,11 @@ def write_table(rows, path, command, elapsed, missing):
         "# The label-free route on the shared data sets, evaluated with the labels afterwards",
         "",
         "Selection without labels: `AutoSelector(random_state=0, n_resamples=0)` (K by "
-        "eigengap; method among MaxVariance, LaplacianScore, SPEC, MCFS, SPCAFS, PivotedQR on the data as given, by the "
+        "eigengap; method among MaxVariance, LaplacianScore, SPEC, MCFS, SPCAFS, PivotedQR on the data as given, "
+        "SPEC and MCFS at each of K, 2K, 4K, ... up to sqrt(n), by the "
         "z-score against random subsets at 2/5/10 % of d of the label-free criterion, by default the k-means "
-        "cluster agreement averaged over K, 2K, 4K, ... up to sqrt(n)). The route is judged "
-        "by the configuration it chose (method, K), evaluated at every count "
+        "cluster agreement averaged over the same numbers of clusters). The route is judged "
+        "by the configuration it chose (method and its n_clusters, shown as `K=`), evaluated at every count "
         "of the protocol (MCFS, whose ranking depends on the count, with its ranking for each "
         "count, as the leaderboard evaluates it); `k` is the count it suggests. Evaluation with "
         "the labels, by the leaderboard's evaluation (FSEVAL's protocol): k = ceil(p d) for "
@@ -292,7 +295,9 @@ def write_table(rows, path, command, elapsed, missing):
     ]
     for r in rows:
         rt, ms, best = r["route"], r["methods"], r["best"]
-        choice = f"{rt['method']}{' (std)' if rt['standardize'] else ''}, k={rt['n_features']}"
+        kc = rt.get("candidate_n_clusters")
+        choice = (f"{rt['method']}{' (std)' if rt['standardize'] else ''}"
+                  f"{f' K={kc}' if kc is not None else ''}, k={rt['n_features']}")
         verdict = f"{'yes' if rt['beats_random'] else 'NO'} (p={rt['p']:.2g})"
         lines.append(
             f"| {r['name']} | {r['n']} | {r['d']} | {r['classes']} | {rt['n_clusters']} | "
@@ -382,6 +387,9 @@ def main(argv=None):
                     help="a variant of the route: AutoSelector's standardize (default its own)")
     ap.add_argument("--ratios", help="a variant of the route: the fractions of d at which "
                                      "the candidates are compared, e.g. 0.01,0.02,0.05,0.1")
+    ap.add_argument("--candidate-n-clusters", choices=["scales", "estimate"],
+                    help="a variant of the route: AutoSelector's candidate_n_clusters "
+                         "(default its own)")
     ap.add_argument("--route-cache", default=os.path.join(
         os.path.expanduser("~"), ".cache", "ufsel", "label_free_route"))
     args = ap.parse_args(argv)
@@ -392,6 +400,8 @@ def main(argv=None):
         VARIANT["standardize"] = {"false": False, "true": True}.get(args.standardize, "auto")
     if args.ratios:
         VARIANT["ratios"] = [float(r) for r in args.ratios.split(",")]
+    if args.candidate_n_clusters:
+        VARIANT["candidate_n_clusters"] = args.candidate_n_clusters
     lb = Path(args.leaderboard)
     if not (lb / "results.csv").is_file() or not (lb / "cache").is_dir():
         ap.error(f"{lb} holds no leaderboard run (results.csv and cache/ are needed)")
@@ -405,8 +415,9 @@ def main(argv=None):
     command = ("UFSEL_DATA=/work/shared/data PYTHONPATH=src OMP_NUM_THREADS=1 python "
                "benchmarks/label_free_route.py --leaderboard OUT" +
                (f" --datasets {args.datasets}" if args.datasets else "") +
-               "".join(f" --{flag} {getattr(args, flag)}" for flag in
-                       ("criterion", "standardize", "ratios") if getattr(args, flag)) +
+               "".join(f" --{flag.replace('_', '-')} {getattr(args, flag)}" for flag in
+                       ("criterion", "standardize", "ratios", "candidate_n_clusters")
+                       if getattr(args, flag)) +
                (f" --out {args.out}" if args.out != ap.get_default("out") else ""))
     # route candidates the leaderboard run did not have at all (added after it)
     missing = [m for m in DEFAULT_METHODS if not any(m in cells for cells in board.values())]

@@ -269,7 +269,9 @@ def _select_auto(args, X):
             "stability": None if v.stability is None else {
                 "value": v.stability.value, "ci_low": v.stability.ci_low,
                 "ci_high": v.stability.ci_high}},
-        "candidates": [{key: c.get(key) for key in ("method", "standardize", "z_score", "error")}
+        "candidates": [{**{key: c.get(key) for key in ("method", "standardize", "z_score",
+                                                        "error")},
+                        "n_clusters": c.get("params", {}).get("n_clusters")}
                        for c in auto.candidates_],
         "criterion_n_clusters": int(auto.n_clusters_),
     }

@@ -171,8 +171,12 @@ class _Reconstruction:
         return float(np.einsum("ij,ij->", proj, proj) / self.total)
 
 
+#: The criteria are computed on at most this many rows (a seeded sample).
+MAX_CRITERION_SAMPLES = 1000
+
+
 def make_criterion(X, criterion=DEFAULT_CRITERION, *, n_clusters=None, n_neighbors=10,
-                   max_samples=1000, standardize=False, n_init=3, rng):
+                   max_samples=MAX_CRITERION_SAMPLES, standardize=False, n_init=3, rng):
     """A callable ``f(columns) -> float`` (higher is better) for subsets of X's columns.
 
     See the module docstring for the criteria. ``rng`` is a RandomState

@@ -18,6 +18,7 @@ from ufsel.model_selection import (
     stability_from_selections,
     suggest_n_features,
 )
+from ufsel.model_selection._criteria import agreement_scales
 
 
 # ------------------------------------------------------------ cluster count
@@ -302,19 +303,38 @@ def test_auto_selector_is_a_sklearn_selector():
 
 
 def test_auto_selector_default_candidates_and_standardisation():
-    # by default: the six fast methods, each once, on the data as given; "auto" adds
-    # each method but MaxVariance on standardised data
+    # by default: the six fast methods on the data as given, those with n_clusters (SPEC,
+    # MCFS) once per scale of the criterion (K, 2K, ... up to sqrt(n): 3 and 6 for n = 80),
+    # the others once; "estimate": each method once, at K; "auto" adds each configuration
+    # but MaxVariance's on standardised data
     X, _, _ = make_planted_clusters(80, 3, 12, 3, separation=8.0, random_state=0)
     sel = AutoSelector(n_features_to_select=3, n_clusters=3, n_resamples=0,
                        random_state=0).fit(X)
-    assert [c["method"] for c in sel.candidates_] == list(DEFAULT_METHODS)
+    assert agreement_scales(3, 80) == (3, 6)
+    expected = [(m, k) for m in DEFAULT_METHODS
+                for k in ((3, 6) if m in ("spec", "mcfs") else (None,))]
+    assert [(c["method"], c["params"].get("n_clusters")) for c in sel.candidates_] == expected
     assert "pivotedqr" in DEFAULT_METHODS
     assert not any(c["standardize"] for c in sel.candidates_)
     assert sel.params_["standardize"] is False
+    # the chosen configuration is the candidate with the largest mean z-score
+    best = max(sel.candidates_, key=lambda c: c["z_score"])
+    assert (sel.method_, sel.params_.get("n_clusters")) == (best["method"],
+                                                            best["params"].get("n_clusters"))
+    one = AutoSelector(n_features_to_select=3, n_clusters=3, n_resamples=0,
+                       candidate_n_clusters="estimate", random_state=0).fit(X)
+    assert [c["method"] for c in one.candidates_] == list(DEFAULT_METHODS)
+    assert all(c["params"].get("n_clusters", 3) == 3 for c in one.candidates_)
+    # a configuration scores the same whichever set it is compared in (the same draws)
+    z = {(c["method"], c["params"].get("n_clusters")): c["z_score"] for c in sel.candidates_}
+    for c in one.candidates_:
+        assert c["z_score"] == z[(c["method"], c["params"].get("n_clusters"))]
     both = AutoSelector(n_features_to_select=3, n_clusters=3, n_resamples=0, standardize="auto",
-                        random_state=0).fit(X)
+                        candidate_n_clusters="estimate", random_state=0).fit(X)
     assert len(both.candidates_) == 2 * len(DEFAULT_METHODS) - 1
     assert not any(c["standardize"] for c in both.candidates_ if c["method"] == "maxvariance")
+    with pytest.raises(ValueError, match="candidate_n_clusters"):
+        AutoSelector(candidate_n_clusters="all").fit(X)
 
 
 def test_auto_selector_uses_count_dependent_rankings_of_mcfs():
@@ -323,7 +343,8 @@ def test_auto_selector_uses_count_dependent_rankings_of_mcfs():
     count, not at the count it was first fitted with."""
     X, _, _ = make_planted_clusters(120, 6, 94, 3, random_state=1)
     sel = AutoSelector(n_features_to_select=30, n_clusters=3, methods=["mcfs"],
-                       standardize=False, n_resamples=0, random_state=0).fit(X)
+                       candidate_n_clusters="estimate", standardize=False, n_resamples=0,
+                       random_state=0).fit(X)
     ref = MCFS(n_features_to_select=30, n_clusters=3, random_state=0).fit(X)
     assert sel.selector_.n_features_to_select_ == 30
     assert np.array_equal(sel.ranking_, ref.ranking_)
