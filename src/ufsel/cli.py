@@ -422,7 +422,7 @@ def _print_evaluation(ev, k, labels_from):
     print(f"Evaluation WITH LABELS ({labels_from}; never used to select): k-means with "
           f"K = {ev['n_classes']} classes, {ev['kmeans_runs']} runs"
           f"{' on the standardized columns' if ev['standardized'] else ''}")
-    print(f"  selected {k} features:      ACC {s['acc_mean']:.3f} +- {s['acc_std']:.3f}  "
+    print(f"  selected {k} feature{'' if k == 1 else 's'}:{' ' if k == 1 else ''}      ACC {s['acc_mean']:.3f} +- {s['acc_std']:.3f}  "
           f"NMI {s['nmi_mean']:.3f} +- {s['nmi_std']:.3f}")
     print(f"  random {k}-feature subsets: ACC {r['acc_mean']:.3f} +- {r['acc_std']:.3f}  "
           f"NMI {r['nmi_mean']:.3f} +- {r['nmi_std']:.3f}  ({r['n_subsets']} subsets)")

@@ -77,8 +77,9 @@ class Verdict:
         """A short plain-English paragraph stating what the verdict means."""
         crit = self.test.criterion.replace("_", " ")
         noun = "feature" if self.n_features == 1 else "features"
+        verb = "it scores" if self.n_features == 1 else "they score"
         head = (f"{self.method} selected {self.n_features} {noun}. By the label-free "
-                f"{crit} criterion they score {self.test.statistic:.3f} against "
+                f"{crit} criterion {verb} {self.test.statistic:.3f} against "
                 f"{self.test.null_mean:.3f} +- {self.test.null_std:.3f} for "
                 f"{self.test.null.size} random subsets of the same size (z = "
                 f"{self.z_score:.2f}, p = {self.p_value:.3g}). ")
