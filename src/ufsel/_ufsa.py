@@ -520,10 +520,11 @@ class UFSA(BaseSelector):
     this took a default fit (lambda_i then fixed) from 21 s to 7 s (one
     decomposition instead of 77), and the operator solver's from 241 s (A's
     diagonal as the preconditioner) to 10 s, to the same objective (7) to 1e-8;
-    with lambda_i re-set in every S-step the default fit takes about 1.8-2.0 s
+    with lambda_i re-set in every S-step the default fit takes about 1.6-1.7 s
     (three decompositions, 22 outer iterations; 2.5 s before the trust region's
-    inner solves finished the last Newton step, 2.1-2.3 s before the pushed-through
-    products took their faster forms, docs/guide/performance.md); every W-step
+    inner solves finished the last Newton step, 2.0-2.1 s before the pushed-through
+    steps took their faster forms and stopped multiplying by A inside the inner
+    iterations, docs/guide/performance.md); every W-step
     is still solved to ``w_tol``. The decomposition stays where it is
     cheaper, for the first W-step, whose start needs A's eigenvectors, and
     for a W-step after one that took more than 15 trust-region iterations

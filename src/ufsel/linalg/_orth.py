@@ -375,7 +375,9 @@ def _trust_region(prod, B, W, diag, gtol, max_iter, inverse=None):
     (the shifts ``s_j`` ignored: on the complement of the k smallest eigenvectors,
     where the Hessian's ``A - s_j I`` is positive, ``(lambda - s_j) / lambda`` stays
     close to 1 when those eigenvalues lie above the ``s_j``) and the skew part as
-    above (:func:`_inverse_preconditioner`).
+    above (:func:`_inverse_preconditioner`). Since ``A M`` is known without a product
+    (``A M R = R``), the preconditioner also returns ``A z``, and the inner iterations
+    carry ``A delta`` by recurrence: the Hessian then costs no product with A.
 
     Returns ``(W, history, converged)``.
     """
@@ -417,12 +419,12 @@ def _trust_region(prod, B, W, diag, gtol, max_iter, inverse=None):
         def proj(Z, W=W):
             return _project_tangent(W, Z)
 
-        def hess(xi, W=W, S=S):
-            return proj(np.asarray(prod(xi)) - xi @ S)
+        def hess(xi, W=W, S=S, Axi=None):
+            return proj((np.asarray(prod(xi)) if Axi is None else Axi) - xi @ S)
 
         if precond is None:
             if inverse is not None:
-                precond = _inverse_preconditioner(W, S, B, inverse)
+                precond = _inverse_preconditioner(W, S, B, inverse, AW)
             elif diag is not None:
                 precond = _projected_preconditioner(W, S, B, diag)
             else:
@@ -537,7 +539,7 @@ def _skew_solve(Om, V, tau):
     return V @ ((V.T @ _sym_skew(Om) @ V) / tau) @ V.T
 
 
-def _inverse_preconditioner(W, S, B, inverse):
+def _inverse_preconditioner(W, S, B, inverse, AW=None):
     """The preconditioner of :func:`_projected_preconditioner` with ``M_j = A^{-1}``
     for every column (``inverse`` applies it), for positive definite A.
 
@@ -550,7 +552,12 @@ def _inverse_preconditioner(W, S, B, inverse):
     the inner iterations do not wander along them (with the floor instead, B = 0
     solves stopped short of their tolerance). Positive definite on the rest of the
     tangent space; :func:`_truncated_cg` stops when only flat residual is left.
-    Costs one application of ``inverse`` to W per W, then one per call."""
+    Costs one application of ``inverse`` to W per W, then one per call.
+
+    With ``AW`` (``A W``) the returned map also has ``with_image(r) -> (z, A z)``: as
+    ``A M R' = R'`` and ``A M W = W``, ``A z = R' - W (W^T M W)^{-1} W^T M R' + A W
+    Omega_s`` costs O(d k^2) more and no product with A, so the truncated CG carries
+    ``A delta`` by its own recurrence instead of multiplying by A in every step."""
     tiny = np.finfo(float).tiny
     s, V = np.linalg.eigh(S)
     MW = np.asarray(inverse(W))
@@ -562,12 +569,24 @@ def _inverse_preconditioner(W, S, B, inverse):
     # are not searched (divided by inf): their gradient is rounding noise
     tau = np.where(np.abs(tau) <= 1e-10 * scale, np.inf, np.maximum(tau, floor))
 
-    def precond(r):
+    def parts(r):
         Om = W.T @ r
-        MR = np.asarray(inverse(r - W @ Om))
-        Z = MR - MW @ (WtMW_inv @ (W.T @ MR))
-        return Z + W @ _skew_solve(Om, V, tau)
+        R = r - W @ Om
+        MR = np.asarray(inverse(R))
+        C = WtMW_inv @ (W.T @ MR)
+        Om_s = _skew_solve(Om, V, tau)
+        return R, MR, C, Om_s
 
+    def precond(r):
+        _, MR, C, Om_s = parts(r)
+        return MR - MW @ C + W @ Om_s
+
+    if AW is not None:
+        def with_image(r):
+            R, MR, C, Om_s = parts(r)
+            return MR - MW @ C + W @ Om_s, R - W @ C + AW @ Om_s
+
+        precond.with_image = with_image
     return precond
 
 
@@ -596,7 +615,14 @@ def _truncated_cg(grad, hess, precond, proj, radius, target=0.0):
     eta = np.zeros_like(grad)
     Heta = np.zeros_like(grad)
     r = grad
-    z = precond(r)
+    # with a preconditioner that also gives A z (precond.with_image), A delta is carried
+    # by the recurrence delta = -z + beta delta and the Hessian costs no product with A
+    with_image = getattr(precond, "with_image", None)
+    if with_image is not None:
+        z, Az = with_image(r)
+        Adelta = -Az
+    else:
+        z = precond(r)
     delta = -z
     rz = float(np.sum(r * z))
     r0 = float(np.linalg.norm(r))
@@ -608,7 +634,7 @@ def _truncated_cg(grad, hess, precond, proj, radius, target=0.0):
     # norms in the P^{-1} metric: <eta, eta>, <eta, delta>, <delta, delta>
     e_pe, e_pd, d_pd = 0.0, 0.0, rz
     for _ in range(_TCG_MAX_INNER):  # more than dim steps can help in floating point
-        Hd = hess(delta)
+        Hd = hess(delta) if with_image is None else hess(delta, Axi=Adelta)
         dHd = float(np.sum(delta * Hd))
         alpha = rz / dHd if dHd > 0 else np.inf
         e_pe_new = e_pe + 2.0 * alpha * e_pd + alpha * alpha * d_pd
@@ -624,13 +650,18 @@ def _truncated_cg(grad, hess, precond, proj, radius, target=0.0):
             extra += 1
         if rn <= tol or extra > _FINISH_STEPS:
             break
-        z = precond(r)
+        if with_image is not None:
+            z, Az = with_image(r)
+        else:
+            z = precond(r)
         rz_new = float(np.sum(r * z))
         if not rz_new > 0:
             break  # the residual left is in the flat directions the preconditioner skips
         beta = rz_new / rz
         rz = rz_new
         delta = -z + beta * delta
+        if with_image is not None:
+            Adelta = -Az + beta * Adelta
         e_pd = beta * (e_pd + alpha * d_pd)
         d_pd = rz + beta * beta * d_pd
     return eta, Heta, False

@@ -335,6 +335,30 @@ def test_trust_region_preconditioner_is_symmetric_positive_definite(kind):
     assert np.linalg.eigvalsh(0.5 * (R + R.T)).min() > 0
 
 
+def test_inverse_preconditioner_image_equals_the_product():
+    # with_image(r) gives the preconditioned residual z and A z without a product with A
+    # (A M R' = R', A M W = W); the truncated CG carries A delta by recurrence from it
+    from ufsel.linalg._orth import _inverse_preconditioner, _project_tangent
+
+    rng = np.random.default_rng(5)
+    d, k = 30, 4
+    Q = polar_factor(rng.standard_normal((d, d)))
+    A = (Q * np.geomspace(0.1, 1e3, d)) @ Q.T
+    W = polar_factor(rng.standard_normal((d, k)))
+    B = rng.standard_normal((d, k))
+    G = A @ W - B
+    S = 0.5 * (W.T @ G + G.T @ W)
+    P = _inverse_preconditioner(W, S, B, lambda R: np.linalg.solve(A, R), A @ W)
+    for _ in range(3):
+        r = _project_tangent(W, rng.standard_normal((d, k)))
+        z, Az = P.with_image(r)
+        np.testing.assert_array_equal(z, P(r))
+        np.testing.assert_allclose(Az, A @ z, rtol=1e-9, atol=1e-9 * np.abs(A @ z).max())
+    # without A W, no image (the plain map, as for the other preconditioners)
+    assert not hasattr(_inverse_preconditioner(W, S, B, lambda R: np.linalg.solve(A, R)),
+                       "with_image")
+
+
 def test_gpi_rejects_too_many_columns():
     with pytest.raises(ValueError, match="at most"):
         stiefel_quadratic(np.eye(2), np.ones((2, 3)))
