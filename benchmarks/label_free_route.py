@@ -66,7 +66,7 @@ from ufsel.model_selection._criteria import CRITERIA
 REPO = Path(__file__).resolve().parents[1]
 GRID = "fseval_small"
 #: Bump when AutoSelector's defaults change, so that cached routes (only) are recomputed.
-ROUTE_VERSION = "scales-v8"  # v8: candidates at every criterion scale (v7: multi-scale criterion)
+ROUTE_VERSION = "scales-v9"  # v8/v9: candidates at every criterion scale (v9: SPEC-phi2 once); v7: multi-scale criterion
 
 
 #: Non-default AutoSelector settings of this run (--criterion, --standardize, --ratios):
@@ -257,7 +257,7 @@ def write_table(rows, path, command, elapsed, missing):
         "",
         "Selection without labels: `AutoSelector(random_state=0, n_resamples=0)` (K by "
         "eigengap; method among MaxVariance, LaplacianScore, SPEC, MCFS, SPCAFS, PivotedQR on the data as given, "
-        "SPEC and MCFS at each of K, 2K, 4K, ... up to sqrt(n), by the "
+        "MCFS at each of K, 2K, 4K, ... up to sqrt(n), by the "
         "z-score against random subsets at 2/5/10 % of d of the label-free criterion, by default the k-means "
         "cluster agreement averaged over the same numbers of clusters). The route is judged "
         "by the configuration it chose (method and its n_clusters, shown as `K=`), evaluated at every count "

@@ -328,6 +328,13 @@ class BaseSelector(SelectorMixin, BaseEstimator):
     def __init__(self, n_features_to_select=None):
         self.n_features_to_select = n_features_to_select
 
+    def _uses_n_clusters(self):
+        """Whether the scores depend on the ``n_clusters`` parameter at the current
+        settings (False for a selector without one; SPEC uses it only with phi3).
+        :class:`~ufsel.model_selection.AutoSelector` tries such a method at several
+        cluster counts, the others once."""
+        return "n_clusters" in self.get_params(deep=False)
+
     # ------------------------------------------------------------------ API
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):

@@ -141,8 +141,8 @@ class AutoSelector(BaseSelector):
     1. ``n_clusters="auto"``: K = :func:`estimate_n_clusters` (eigengap of the
        normalised 10-NN Laplacian of X).
     2. Fits each candidate configuration: each method of ``methods`` with its
-       default parameters (and, where it has ``n_clusters``, at each of K, 2K,
-       4K, ... up to sqrt(m), see ``candidate_n_clusters``) on X as
+       default parameters (and, where its scores depend on ``n_clusters``, at
+       each of K, 2K, 4K, ... up to sqrt(m), see ``candidate_n_clusters``) on X as
        given (and, with ``standardize="auto"``, on X standardised to unit
        variance), with ``n_features_to_select`` = 10 % of d (the largest compared
        count). A method whose ranking depends on the count (MCFS, whose
@@ -190,8 +190,9 @@ class AutoSelector(BaseSelector):
         :data:`DEFAULT_METHODS` (MaxVariance, LaplacianScore, SPEC, MCFS,
         SPCAFS, PivotedQR: the fast ones).
     candidate_n_clusters : {"scales", "estimate"}, default="scales"
-        The ``n_clusters`` at which a candidate method that has one (MCFS, SPEC)
-        is fitted: every scale of the multi-scale criterion (K, 2K, 4K, ... up
+        The ``n_clusters`` at which a candidate method whose scores depend on it
+        (MCFS; SPEC only with ``scoring="phi3"``, not at its default) is fitted:
+        every scale of the multi-scale criterion (K, 2K, 4K, ... up
         to sqrt(m), m = min(n, 1000); each scale a configuration of its own), or
         K alone ("estimate", the behaviour until 2026-11-25). The eigengap K is
         often far below the number of classes on data with many small classes
@@ -202,7 +203,7 @@ class AutoSelector(BaseSelector):
         label-chosen best of 4.7 against 4.9 (ORL +4.7, Imm40 +5.9, NCI9 +2.0,
         LEUML -6.1 ACC points; ``benchmarks/results/label_free_route.md``;
         decided on the data it is reported on). It costs a fit per extra scale:
-        the 31 routes took 8.8-9.3 min in all instead of 8.2 (one BLAS thread).
+        the 31 routes took 8.9 min in all instead of 8.2 (one BLAS thread).
     standardize : bool or "auto", default=False
         Fit each method on X as given (False), on X standardised to unit
         variance (True), or both ("auto", twice the candidates). The default
@@ -321,14 +322,14 @@ class AutoSelector(BaseSelector):
                  for k in counts}
         best = None
         self.candidates_ = []
-        # a method with n_clusters is a candidate at each scale of the multi-scale
-        # criterion (K, 2K, 4K, ...), or at K alone
+        # a method whose scores depend on n_clusters is a candidate at each scale of the
+        # multi-scale criterion (K, 2K, 4K, ...), or at K alone
         scales = ((K,) if self.candidate_n_clusters == "estimate"
                   else agreement_scales(K, min(n, MAX_CRITERION_SAMPLES)))
         configs = [(name, cls, std, Kc)
                    for name, cls, std in _candidates(self.methods or DEFAULT_METHODS,
                                                      self.standardize)
-                   for Kc in (scales if "n_clusters" in cls().get_params() else (K,))]
+                   for Kc in (scales if cls()._uses_n_clusters() else (K,))]
         for name, cls, std, Kc in configs:
             params = candidate_params(cls, Kc)
             if std and Xstd is None:

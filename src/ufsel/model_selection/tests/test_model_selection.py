@@ -303,16 +303,16 @@ def test_auto_selector_is_a_sklearn_selector():
 
 
 def test_auto_selector_default_candidates_and_standardisation():
-    # by default: the six fast methods on the data as given, those with n_clusters (SPEC,
-    # MCFS) once per scale of the criterion (K, 2K, ... up to sqrt(n): 3 and 6 for n = 80),
-    # the others once; "estimate": each method once, at K; "auto" adds each configuration
-    # but MaxVariance's on standardised data
+    # by default: the six fast methods on the data as given, those whose scores depend on
+    # n_clusters (MCFS; not SPEC at its default phi2) once per scale of the criterion (K,
+    # 2K, ... up to sqrt(n): 3 and 6 for n = 80), the others once; "estimate": each method
+    # once, at K; "auto" adds each configuration but MaxVariance's on standardised data
     X, _, _ = make_planted_clusters(80, 3, 12, 3, separation=8.0, random_state=0)
     sel = AutoSelector(n_features_to_select=3, n_clusters=3, n_resamples=0,
                        random_state=0).fit(X)
     assert agreement_scales(3, 80) == (3, 6)
     expected = [(m, k) for m in DEFAULT_METHODS
-                for k in ((3, 6) if m in ("spec", "mcfs") else (None,))]
+                for k in ((3, 6) if m == "mcfs" else (3,) if m == "spec" else (None,))]
     assert [(c["method"], c["params"].get("n_clusters")) for c in sel.candidates_] == expected
     assert "pivotedqr" in DEFAULT_METHODS
     assert not any(c["standardize"] for c in sel.candidates_)
@@ -335,6 +335,20 @@ def test_auto_selector_default_candidates_and_standardisation():
     assert not any(c["standardize"] for c in both.candidates_ if c["method"] == "maxvariance")
     with pytest.raises(ValueError, match="candidate_n_clusters"):
         AutoSelector(candidate_n_clusters="all").fit(X)
+
+
+def test_which_candidates_use_n_clusters():
+    # AutoSelector tries a method at several cluster counts only where its scores depend
+    # on n_clusters: SPEC's phi1 / phi2 use the whole spectrum, phi3 the first K vectors
+    from ufsel import SPEC
+
+    X, _, _ = make_planted_clusters(90, 3, 10, 3, random_state=2)
+    for scoring in ("phi1", "phi2", "phi3"):
+        a = SPEC(scoring=scoring, n_clusters=2).fit(X).scores_
+        b = SPEC(scoring=scoring, n_clusters=6).fit(X).scores_
+        assert SPEC(scoring=scoring)._uses_n_clusters() == (scoring == "phi3")
+        assert np.array_equal(a, b) == (scoring != "phi3")
+    assert MCFS()._uses_n_clusters() and not MaxVariance()._uses_n_clusters()
 
 
 def test_auto_selector_uses_count_dependent_rankings_of_mcfs():
