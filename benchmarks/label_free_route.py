@@ -111,8 +111,7 @@ def count_rankings(X, route, ks, key, route_store):
     entry = route_store.get("count_rankings", ckey)
     if entry is None:
         # the configuration the route chose, with AutoSelector's own parameter rule
-        params = candidate_params(cls, min(route.get("candidate_n_clusters") or route["n_clusters"],
-                                           X.shape[0] - 1))
+        params = candidate_params(cls, min(route["candidate_n_clusters"], X.shape[0] - 1))
         Xfit = AutoSelector._standardized(X) if route["standardize"] else X
         rankings = cls(**params).fit_rankings(Xfit, sorted(set(ks)))
         entry = route_store.put("count_rankings", ckey,

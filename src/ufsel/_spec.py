@@ -321,7 +321,6 @@ class SPEC(BaseSelector):
         self.t = t
         self.random_state = random_state
 
-
     def _uses_n_clusters(self):
         # phi1 and phi2 use the whole spectrum; only phi3 takes xi_2..xi_K
         return self.scoring == "phi3"

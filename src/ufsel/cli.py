@@ -422,9 +422,12 @@ def _print_evaluation(ev, k, labels_from):
     print(f"Evaluation WITH LABELS ({labels_from}; never used to select): k-means with "
           f"K = {ev['n_classes']} classes, {ev['kmeans_runs']} runs"
           f"{' on the standardized columns' if ev['standardized'] else ''}")
-    print(f"  selected {k} feature{'' if k == 1 else 's'}:{' ' if k == 1 else ''}      ACC {s['acc_mean']:.3f} +- {s['acc_std']:.3f}  "
+    chosen = f"selected {k} feature{'' if k == 1 else 's'}:"
+    random_ = f"random {k}-feature subsets:"
+    width = len(random_) + 1  # the two ACC columns aligned
+    print(f"  {chosen:<{width}}ACC {s['acc_mean']:.3f} +- {s['acc_std']:.3f}  "
           f"NMI {s['nmi_mean']:.3f} +- {s['nmi_std']:.3f}")
-    print(f"  random {k}-feature subsets: ACC {r['acc_mean']:.3f} +- {r['acc_std']:.3f}  "
+    print(f"  {random_:<{width}}ACC {r['acc_mean']:.3f} +- {r['acc_std']:.3f}  "
           f"NMI {r['nmi_mean']:.3f} +- {r['nmi_std']:.3f}  ({r['n_subsets']} subsets)")
 
 

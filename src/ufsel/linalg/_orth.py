@@ -570,21 +570,21 @@ def _inverse_preconditioner(W, S, B, inverse, AW=None):
     tau = np.where(np.abs(tau) <= 1e-10 * scale, np.inf, np.maximum(tau, floor))
 
     def parts(r):
+        """``(z, R', C, Omega_s)``: the preconditioned r and the pieces of ``A z``."""
         Om = W.T @ r
         R = r - W @ Om
         MR = np.asarray(inverse(R))
         C = WtMW_inv @ (W.T @ MR)
         Om_s = _skew_solve(Om, V, tau)
-        return R, MR, C, Om_s
+        return MR - MW @ C + W @ Om_s, R, C, Om_s
 
     def precond(r):
-        _, MR, C, Om_s = parts(r)
-        return MR - MW @ C + W @ Om_s
+        return parts(r)[0]
 
     if AW is not None:
         def with_image(r):
-            R, MR, C, Om_s = parts(r)
-            return MR - MW @ C + W @ Om_s, R - W @ C + AW @ Om_s
+            z, R, C, Om_s = parts(r)
+            return z, R - W @ C + AW @ Om_s
 
         precond.with_image = with_image
     return precond
@@ -617,13 +617,11 @@ def _truncated_cg(grad, hess, precond, proj, radius, target=0.0):
     r = grad
     # with a preconditioner that also gives A z (precond.with_image), A delta is carried
     # by the recurrence delta = -z + beta delta and the Hessian costs no product with A
-    with_image = getattr(precond, "with_image", None)
-    if with_image is not None:
-        z, Az = with_image(r)
-        Adelta = -Az
-    else:
-        z = precond(r)
+    # (z, A z), or (z, None) for a preconditioner without the image
+    precond_image = getattr(precond, "with_image", None) or (lambda v: (precond(v), None))
+    z, Az = precond_image(r)
     delta = -z
+    Adelta = None if Az is None else -Az
     rz = float(np.sum(r * z))
     r0 = float(np.linalg.norm(r))
     usual = r0 * min(r0 ** _TCG_THETA, _TCG_KAPPA)
@@ -634,7 +632,7 @@ def _truncated_cg(grad, hess, precond, proj, radius, target=0.0):
     # norms in the P^{-1} metric: <eta, eta>, <eta, delta>, <delta, delta>
     e_pe, e_pd, d_pd = 0.0, 0.0, rz
     for _ in range(_TCG_MAX_INNER):  # more than dim steps can help in floating point
-        Hd = hess(delta) if with_image is None else hess(delta, Axi=Adelta)
+        Hd = hess(delta) if Adelta is None else hess(delta, Axi=Adelta)
         dHd = float(np.sum(delta * Hd))
         alpha = rz / dHd if dHd > 0 else np.inf
         e_pe_new = e_pe + 2.0 * alpha * e_pd + alpha * alpha * d_pd
@@ -650,17 +648,14 @@ def _truncated_cg(grad, hess, precond, proj, radius, target=0.0):
             extra += 1
         if rn <= tol or extra > _FINISH_STEPS:
             break
-        if with_image is not None:
-            z, Az = with_image(r)
-        else:
-            z = precond(r)
+        z, Az = precond_image(r)
         rz_new = float(np.sum(r * z))
         if not rz_new > 0:
             break  # the residual left is in the flat directions the preconditioner skips
         beta = rz_new / rz
         rz = rz_new
         delta = -z + beta * delta
-        if with_image is not None:
+        if Adelta is not None:
             Adelta = -Az + beta * Adelta
         e_pd = beta * (e_pd + alpha * d_pd)
         d_pd = rz + beta * beta * d_pd

@@ -8,7 +8,7 @@ from numbers import Integral
 import numpy as np
 from sklearn.utils import check_array, check_random_state
 
-from ._criteria import DEFAULT_CRITERION, make_criterion
+from ._criteria import DEFAULT_CRITERION, MAX_CRITERION_SAMPLES, make_criterion
 from ._random_subset import random_draws
 
 __all__ = ["FeatureCountCurve", "suggest_n_features", "default_counts", "DEFAULT_RATIOS"]
@@ -72,7 +72,8 @@ def _rule(counts, values, tolerance):
 
 
 def suggest_n_features(X, ranking, *, n_clusters=None, counts=None, criterion=DEFAULT_CRITERION,
-                       tolerance=0.05, n_draws=10, n_neighbors=10, max_samples=1000,
+                       tolerance=0.05, n_draws=10, n_neighbors=10,
+                       max_samples=MAX_CRITERION_SAMPLES,
                        random_state=None, _criterion_fn=None):
     """Suggest how many of a ranking's top features to keep, without labels.
 

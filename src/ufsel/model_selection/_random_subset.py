@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.utils import check_array, check_random_state
 
 from ..evaluation._protocol import check_selected
-from ._criteria import DEFAULT_CRITERION, make_criterion
+from ._criteria import DEFAULT_CRITERION, MAX_CRITERION_SAMPLES, make_criterion
 
 __all__ = ["RandomSubsetTest", "random_subset_test", "support_indices"]
 
@@ -75,7 +75,8 @@ def random_draws(rng, n_features, size, n_draws):
 
 
 def random_subset_test(X, support, *, criterion=DEFAULT_CRITERION, n_draws=100,
-                       n_clusters=None, n_neighbors=10, max_samples=1000, random_state=None):
+                       n_clusters=None, n_neighbors=10, max_samples=MAX_CRITERION_SAMPLES,
+                       random_state=None):
     """Compare a feature subset with random subsets of the same size, without labels.
 
     The criterion (see :mod:`ufsel.model_selection._criteria`) is evaluated
