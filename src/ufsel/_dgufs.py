@@ -11,6 +11,7 @@ from scipy import linalg
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
+from threadpoolctl import ThreadpoolController
 
 from ._iterate import PerCountRankingsMixin, report_history
 from .base import BaseSelector, NumericalError, check_n_neighbors, densify
@@ -29,6 +30,22 @@ MAX_SAMPLES = 5000
 #: 1e-2 next to a largest eigenvalue near 500), where ARPACK needs about 750
 #: products per call and is slower than LAPACK on the whole matrix.
 _DENSE_PROX_MAX = 2500
+
+
+def _one_blas_thread(controller):
+    """A context that keeps the BLAS on one thread (for the products between two
+    eigensolves of a fit); ``controller`` is a ``threadpoolctl.ThreadpoolController``
+    (made once per fit: it scans the loaded libraries).
+
+    With two OpenBLAS threads, a multi-threaded level-3 product between two
+    eigensolves slows the next eigensolve down: on a 2-core machine (32 MiB
+    L3), a 1797 x 1797 ``eigh`` took 0.24 s after a two-thread
+    ``V diag(w) V^T`` and 0.19 s after the same product on one thread (which
+    itself takes about as long, 9 ms). The products between the eigensolves
+    are small next to them (n x n x r with r the rank, often tens), so they
+    run on one thread; the eigensolves keep every thread.
+    """
+    return controller.limit(limits=1, user_api="blas")
 
 
 def _y_step(Xc, L, m, factors=None):
@@ -78,10 +95,13 @@ def _rank_prox(A, eta, *, k_hint=None, random_state=None, overwrite_a=False):
       faster).
 
     ``overwrite_a=True`` lets the dense solver destroy A (no n x n copy). A
-    C-ordered A is then passed as its Fortran-ordered transpose with
-    ``lower=False``, so LAPACK still reads A's lower triangle (A may be
-    symmetric only to rounding, as the L-step's input is); its reduction then
-    runs from the other end, which changes the eigenpairs by rounding only.
+    C-ordered A is then passed as its Fortran-ordered transpose, and LAPACK
+    reads that transpose's lower triangle, i.e. A's upper triangle (A may be
+    symmetric only to rounding, as the L-step's input is; either triangle
+    defines the same matrix up to rounding). Not ``lower=False`` on the
+    transpose, which would read A's lower triangle: OpenBLAS's reduction of an
+    upper triangle is slower with two threads (digits, a late L-step's 1797 x
+    1797 matrix: 0.25 s against 0.19 s; the same with one thread).
     """
     thr = np.sqrt(eta)
     n = A.shape[0]
@@ -94,14 +114,12 @@ def _rank_prox(A, eta, *, k_hint=None, random_state=None, overwrite_a=False):
             keep = w > thr
             return w[keep], V[:, keep]
         k *= 2
-    lower = True
     if overwrite_a and A.flags.c_contiguous and not A.flags.f_contiguous:
-        A, lower = A.T, False  # Fortran order, so LAPACK works in A's memory; same triangle
+        A = A.T  # Fortran order, so LAPACK works in A's memory (its upper triangle)
     if k_hint is None or k_hint > n // 4:
-        w, V = linalg.eigh(A, lower=lower, driver="evd", check_finite=False,
-                           overwrite_a=overwrite_a)
+        w, V = linalg.eigh(A, driver="evd", check_finite=False, overwrite_a=overwrite_a)
     else:
-        w, V = linalg.eigh(A, lower=lower, subset_by_value=(thr, np.inf), check_finite=False,
+        w, V = linalg.eigh(A, subset_by_value=(thr, np.inf), check_finite=False,
                            overwrite_a=overwrite_a)
     keep = w > thr  # subset_by_value's interval is half-open on the left
     return w[keep], V[:, keep]
@@ -293,8 +311,13 @@ class DGUFS(PerCountRankingsMixin, BaseSelector):
     Cost per iteration: ``K`` (O(n^2 m)), the eigenpairs of an n x n matrix
     above the threshold (ARPACK for the few largest when n > 2500 and the
     rank is below n / 10, dense LAPACK otherwise), entrywise n x n updates,
-    and the scores (O(n d r), r = rank(L)). Memory: six dense n x n
-    matrices; ``n_samples > 5000`` raises a ValueError.
+    and the scores (O(n d r), r = rank(L)). The eigensolve uses every BLAS
+    thread, the products between two eigensolves one (see
+    ``_one_blas_thread``: a multi-threaded product slows the next eigensolve
+    down). A default fit on digits (1797 x 64, m = 16, 32 iterations) takes
+    about 8.5 s with two BLAS threads and 12 s with one (docs/guide/performance.md,
+    "DGUFS"). Memory: six dense n x n matrices; ``n_samples > 5000`` raises a
+    ValueError.
 
     Sparse X is densified (its n x n kernels and centred n x d products need the
     dense data; :func:`ufsel.base.densify` refuses above ``MAX_DENSE_BYTES``).
@@ -420,10 +443,12 @@ class DGUFS(PerCountRankingsMixin, BaseSelector):
         stop = np.inf
         converged = False
         start = time.perf_counter()
+        blas = ThreadpoolController()
         for it in range(1, self.max_iter + 1):
-            scores, keep = _y_step(Xc, L, m, factors)
-            Yc = Xc[:, keep]
-            np.dot(Yc, Yc.T, out=G)  # K = H0 Y^T Y H0 (Y's rows are centred)
+            with _one_blas_thread(blas):
+                scores, keep = _y_step(Xc, L, m, factors)
+                Yc = Xc[:, keep]
+                np.dot(Yc, Yc.T, out=G)  # K = H0 Y^T Y H0 (Y's rows are centred)
             if tau is None:
                 top = float(np.abs(G).max())
                 tau = 1.0 / top if top > 0 else 1.0
@@ -432,13 +457,14 @@ class DGUFS(PerCountRankingsMixin, BaseSelector):
             w, V = _l_step(M, G, Lam, mu, a, k_hint=factors[1].size if factors else None,
                            random_state=rng, overwrite_g=True)
             factors = (V, w)
-            np.dot(V * w, V.T, out=L)
+            with _one_blas_thread(blas):
+                np.dot(V * w, V.T, out=L)
+                P = Yc.T @ V
+                obj = (-(1.0 - b) * tau * float(np.sum((P * P) @ w))
+                       - b * float(S_vals @ L[S_rows, S_cols]) + a * w.size)
             M = _m_step(L, Lam, mu, self._GAMMA, out=M, work=work)
             R = np.subtract(L, M, out=work)
             stop = max(float(R.max()), -float(R.min()))
-            P = Yc.T @ V
-            obj = (-(1.0 - b) * tau * float(np.sum((P * P) @ w))
-                   - b * float(S_vals @ L[S_rows, S_cols]) + a * w.size)
             if not np.isfinite(obj):
                 raise NumericalError(f"{name}: the objective became {obj} at iteration {it}.")
             self.objective_.append(obj)

@@ -188,7 +188,7 @@ def test_refuses_too_many_samples(monkeypatch):
         DGUFS(5).fit(X)
 
 
-def test_rank_prox_drivers_agree_and_overwrite_reads_the_same_triangle():
+def test_rank_prox_drivers_agree_and_overwrite_reads_the_upper_triangle():
     rng = np.random.RandomState(5)
     n = 120
     B = rng.standard_normal((n, 6))
@@ -199,16 +199,43 @@ def test_rank_prox_drivers_agree_and_overwrite_reads_the_same_triangle():
     w_sub, V_sub = dg._rank_prox(A, 4.0, k_hint=3)  # small rank: those above the threshold
     np.testing.assert_allclose(w_sub, w_all, rtol=1e-12)
     np.testing.assert_allclose((V_sub * w_sub) @ V_sub.T, (V_all * w_all) @ V_all.T, atol=1e-10)
+    upper = np.triu(A) + np.triu(A, 1).T  # the symmetric matrix of A's upper triangle
     for hint in (None, 3):
-        w, V = dg._rank_prox(A, 4.0, k_hint=hint)
-        A2 = A.copy()  # C order: solved in its memory as a Fortran array, A's lower triangle
+        w, V = dg._rank_prox(upper, 4.0, k_hint=hint)
+        A2 = A.copy()  # C order: solved in its memory as a Fortran array (A's upper triangle)
         w2, V2 = dg._rank_prox(A2, 4.0, k_hint=hint, overwrite_a=True)
-        # LAPACK's reduction runs from the other end ('U' on the transposed view):
-        # the same eigenpairs to rounding, not the same bits
-        np.testing.assert_allclose(w2, w, rtol=1e-14)
+        np.testing.assert_allclose(w2, w, rtol=1e-13)
         np.testing.assert_allclose((V2 * w2) @ V2.T, (V * w) @ V.T, atol=1e-12)
         assert not np.array_equal(A2, A)  # the memory was used
         A3 = A.copy()
-        A3[np.triu_indices(n, 1)] = 1e6  # the upper triangle is not read
+        A3[np.tril_indices(n, -1)] = 1e6  # the lower triangle is not read
         w3, _ = dg._rank_prox(A3, 4.0, k_hint=hint, overwrite_a=True)
         np.testing.assert_array_equal(w3, w2)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_fit_leaves_the_blas_thread_count_as_it_found_it():
+    # the products between the eigensolves run on one BLAS thread (dg._one_blas_thread);
+    # the limit must end with them, during the fit and after it
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    def counts():
+        return sorted(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas")
+
+    X, _, _ = make_planted_clusters(n_samples=60, random_state=0)
+    seen = []
+    real = dg._l_step
+
+    def l_step(*args, **kwargs):
+        seen.append(counts())
+        return real(*args, **kwargs)
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = counts()
+        dg._l_step = l_step
+        try:
+            DGUFS(n_features_to_select=4, max_iter=5).fit(X)
+        finally:
+            dg._l_step = real
+        assert counts() == before
+    assert seen and all(c == before for c in seen)  # every eigensolve with every thread

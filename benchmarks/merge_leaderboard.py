@@ -1,0 +1,165 @@
+"""Replace some methods' rows of a leaderboard run by those of a newer run of the same experiment.
+
+    python benchmarks/merge_leaderboard.py --into benchmarks/results/leaderboard \
+        --update OUT --methods ufsa,pivotedqr
+
+A full leaderboard pass takes one to two hours on a 2-core machine, and its cache (every
+fit and evaluation) lives outside the repository. After a change to one method, or when a
+method is added, it is enough to run the experiment for that method alone, with the same
+grids and protocols::
+
+    ufsel bench experiments/leaderboard.toml --out OUT --methods ufsa,pivotedqr \
+        --grids fseval_small --protocols n_classes,label_free --no-plots --no-report
+
+and to merge its rows into the checked-in tables with this script. The newer run evaluates
+the random-subset and all-feature baselines again (they are part of every run). The
+script compares them with the checked-in ones and refuses to merge when any value
+differs: the baselines, and with them every other method's comparison against random
+subsets, must be what the checked-in run computed.
+
+What it rewrites in ``--into``:
+
+- ``runs.csv``, ``results.csv``, ``runtime.csv``, ``vs_random.csv``: the rows of the
+  given methods are replaced by the update's (methods not in ``--into`` yet are added);
+- ``traces.json``: the same, per method;
+- ``experiment.json``: methods the update adds are appended to its method list;
+- ``summary.json``: the failures of the given methods replaced, the fit and evaluation
+  counts recomputed from the merged tables, and one entry added to its history;
+- then ``ufsel report`` redraws the figures, ``ranks.csv`` and ``report.html``.
+
+Parquet copies of the tables (written by ``ufsel bench`` when pyarrow is installed) are
+removed, as they would be stale.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime
+import io
+import json
+import sys
+from pathlib import Path
+
+from ufsel.benchmark._report import write_report
+from ufsel.utils import atomic_write_text
+
+TABLES = ("runs", "results", "runtime", "vs_random")
+#: result rows that every run computes again, whatever its methods
+BASELINES = ("random", "all_features")
+
+
+def read_table(path):
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        return list(reader.fieldnames), list(reader)
+
+
+def write_table(path, columns, rows):
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    atomic_write_text(path, buf.getvalue())
+
+
+def baseline_mismatches(base_rows, new_rows):
+    """Baseline result rows of the update that differ from (or are missing in) the base."""
+    def key(r):
+        return (r["dataset"], r["protocol"], r["method"], r["tuning"], r["n_features"],
+                r["metric"])
+
+    base = {key(r): r for r in base_rows if r["method"] in BASELINES}
+    bad = []
+    for r in new_rows:
+        if r["method"] not in BASELINES:
+            continue
+        b = base.get(key(r))
+        if b is None or (b["value"], b["spread"], b["status"]) != (r["value"], r["spread"],
+                                                                   r["status"]):
+            bad.append((key(r), None if b is None else b["value"], r["value"]))
+    return bad
+
+
+def merge(into, update, methods, *, redraw=True):
+    into, update = Path(into), Path(update)
+    methods = set(methods)
+    tables = {}
+    for name in TABLES:
+        cols, base_rows = read_table(into / f"{name}.csv")
+        new_cols, new_rows = read_table(update / f"{name}.csv")
+        if new_cols != cols:
+            raise SystemExit(f"{name}.csv: the columns of {update} differ from those of {into}")
+        if name == "results":
+            bad = baseline_mismatches(base_rows, new_rows)
+            if bad:
+                lines = "\n".join(f"  {k}: {into.name} {a}, {update.name} {b}"
+                                  for k, a, b in bad[:10])
+                raise SystemExit(f"{len(bad)} baseline values differ between the two runs; "
+                                 f"not merged. First ones:\n{lines}")
+        missing = methods - {r["method"] for r in new_rows}
+        if missing and name in ("runtime",):
+            raise SystemExit(f"{update} has no rows for {sorted(missing)}")
+        tables[name] = (cols, [r for r in base_rows if r["method"] not in methods]
+                        + [r for r in new_rows if r["method"] in methods])
+
+    traces = [t for t in json.loads((into / "traces.json").read_text())
+              if t["method"] not in methods]
+    traces += [t for t in json.loads((update / "traces.json").read_text())
+               if t["method"] in methods]
+
+    exp = json.loads((into / "experiment.json").read_text())
+    have = {m["label"] for m in exp["methods"]}
+    for m in json.loads((update / "experiment.json").read_text())["methods"]:
+        if m["label"] in methods and m["label"] not in have:
+            exp["methods"].append(m)
+
+    summary = json.loads((into / "summary.json").read_text())
+    new_summary = json.loads((update / "summary.json").read_text())
+    failures = ([f for f in summary["failures"] if f["method"] not in methods]
+                + [f for f in new_summary["failures"] if f["method"] in methods])
+    runs = tables["runs"][1]
+
+    def fits(pred):
+        return {(f["dataset"], f["method"], f["params"]) for f in failures
+                if f["stage"] == "fit" and pred(f["reason"])}
+
+    timed_out = fits(lambda reason: reason.startswith("fit longer"))
+    failed = fits(lambda reason: not reason.startswith("fit longer"))
+    ok = {r["fit_key"] for r in runs if r["fit_key"]}
+    counts = {"fits_planned": len(ok) + len(timed_out) + len(failed),
+              "fits_timed_out": len(timed_out), "fits_failed": len(failed),
+              "evals_total": len({r["eval_key"] for r in runs})}
+    summary.update(failures=failures, **counts)
+    summary.setdefault("history", []).append({
+        "finished_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(
+            timespec="seconds"),
+        "merged_methods": sorted(methods), "merged_from": str(update),
+        "update_wall_time_s": new_summary.get("wall_time_s"), **counts})
+
+    for name, (cols, rows) in tables.items():
+        write_table(into / f"{name}.csv", cols, rows)
+        (into / f"{name}.parquet").unlink(missing_ok=True)
+    atomic_write_text(into / "traces.json", json.dumps(traces))
+    atomic_write_text(into / "experiment.json", json.dumps(exp, indent=2))
+    atomic_write_text(into / "summary.json", json.dumps(summary, indent=2))
+    report = write_report(into, redraw=redraw)
+    return counts, report
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--into", required=True, help="the leaderboard folder to update")
+    ap.add_argument("--update", required=True, help="the newer run's --out folder")
+    ap.add_argument("--methods", required=True,
+                    help="comma-separated methods whose rows are replaced")
+    ap.add_argument("--no-redraw", action="store_true", help="keep the existing figures")
+    args = ap.parse_args(argv)
+    methods = [m for m in args.methods.split(",") if m]
+    counts, report = merge(args.into, args.update, methods, redraw=not args.no_redraw)
+    print(f"merged {', '.join(methods)} into {args.into}: {counts}; report {report}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
