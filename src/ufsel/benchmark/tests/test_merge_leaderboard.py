@@ -1,0 +1,86 @@
+"""benchmarks/merge_leaderboard.py: a method run alone and merged in gives the joint run's tables."""
+
+import csv
+import importlib.util
+import shutil
+
+import pytest
+
+from ufsel.benchmark import run
+from ufsel.benchmark.tests._helpers import REPO, TIMING, quiet
+
+SCRIPT = REPO / "benchmarks" / "merge_leaderboard.py"
+
+
+def _script():
+    if not SCRIPT.is_file():
+        pytest.skip("benchmarks/merge_leaderboard.py is not in this checkout")
+    spec = importlib.util.spec_from_file_location("merge_leaderboard", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _experiment(methods):
+    return {
+        "experiment": {"name": "merge", "title": "tiny leaderboard"},
+        "datasets": ["wine", "iris"],
+        "evaluation": {"n_features": [2, 3], "kmeans_runs": 3, "random_baseline_seeds": 2,
+                       "nn_loo": False, "tuning": ["defaults"]},
+        "methods": {m: {} for m in methods},
+    }
+
+
+def _table(path):
+    """The rows as a sorted list, without measured times and cache flags."""
+    with open(path, newline="") as fh:
+        rows = [tuple(sorted((k, v) for k, v in r.items()
+                             if k not in TIMING | {"from_cache"}))
+                for r in csv.DictReader(fh)]
+    return sorted(rows)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("scikit_posthocs")
+    root = tmp_path_factory.mktemp("merge")
+    both, first, second = root / "both", root / "first", root / "second"
+    run(_experiment(["maxvariance", "laplacianscore"]), both, **quiet(plots=False))
+    run(_experiment(["maxvariance"]), first, **quiet(plots=False))
+    run(_experiment(["laplacianscore"]), second, **quiet(plots=False))
+    return root, both, first, second
+
+
+def test_merging_a_separate_run_gives_the_joint_runs_tables(runs):
+    merge = _script()
+    root, both, first, second = runs
+    into = root / "merged"
+    shutil.copytree(first, into)
+    counts, report = merge.merge(into, second, ["laplacianscore"], redraw=False)
+    for name in merge.TABLES:
+        assert _table(into / f"{name}.csv") == _table(both / f"{name}.csv"), name
+    assert report.is_file() and "laplacianscore" in report.read_text()
+    assert counts["evals_total"] > 0
+
+
+def test_a_baseline_that_differs_is_refused_and_nothing_is_written(runs):
+    merge = _script()
+    root, _, first, second = runs
+    into, update = root / "refused", root / "tampered"
+    shutil.copytree(first, into)
+    shutil.copytree(second, update)
+    path = update / "results.csv"
+    with open(path, newline="") as fh:
+        reader = csv.DictReader(fh)
+        cols, rows = reader.fieldnames, list(reader)
+    row = next(r for r in rows if r["method"] == "random")
+    row["value"] = repr(float(row["value"]) + 1e-6)
+    with open(path, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=cols, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    before = (into / "results.csv").read_bytes()
+    with pytest.raises(SystemExit, match="1 baseline values differ"):
+        merge.merge(into, update, ["laplacianscore"], redraw=False)
+    assert (into / "results.csv").read_bytes() == before
