@@ -1,5 +1,6 @@
 """Selectors used only by the benchmark tests (a slow one, a failing one)."""
 
+import importlib.util
 import time
 from pathlib import Path
 
@@ -12,6 +13,20 @@ from ufsel.benchmark._tables import read_csv
 TIMING = {"fit_time_s", "eval_time_s", "grid_fit_time_total_s"}
 #: The repository root (experiments/, benchmarks/), when running from a checkout.
 REPO = Path(__file__).resolve().parents[4]
+
+
+def load_benchmark_script(name):
+    """Import ``benchmarks/<name>.py`` of the checkout as a module (skip the test when the
+    checkout has no benchmarks/, e.g. an installed wheel)."""
+    import pytest
+
+    path = REPO / "benchmarks" / f"{name}.py"
+    if not path.is_file():
+        pytest.skip(f"benchmarks/{name}.py is not in this checkout")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def quiet(**kw):

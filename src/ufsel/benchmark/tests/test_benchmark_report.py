@@ -1,22 +1,15 @@
 """The HTML report opens in headless Chromium without errors; the demo experiment."""
 
-import importlib.util
 import shutil
 
 import pytest
 
 from ufsel.benchmark import load_experiment, run
-from ufsel.benchmark.tests._helpers import EXPERIMENT, REPO
-
-SCRIPT = REPO / "benchmarks" / "check_report_chromium.py"
+from ufsel.benchmark.tests._helpers import EXPERIMENT, REPO, load_benchmark_script
 
 
 def _checker():
-    if not SCRIPT.is_file():
-        pytest.skip("benchmarks/check_report_chromium.py is not in this checkout")
-    spec = importlib.util.spec_from_file_location("check_report_chromium", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_benchmark_script("check_report_chromium")
     if mod.find_chromium() is None:
         pytest.skip("Chromium is not installed (apt-get install chromium)")
     return mod
@@ -81,11 +74,7 @@ def test_demo_format_table():
 
 
 def test_chromium_script_is_importable_without_chromium(monkeypatch):
-    if not SCRIPT.is_file():
-        pytest.skip("benchmarks/ is not in this checkout")
-    spec = importlib.util.spec_from_file_location("check_report_chromium", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_benchmark_script("check_report_chromium")
     monkeypatch.setattr(shutil, "which", lambda name: None)
     assert mod.find_chromium() is None
     with pytest.raises(FileNotFoundError):

@@ -1,24 +1,16 @@
 """benchmarks/merge_leaderboard.py: a method run alone and merged in gives the joint run's tables."""
 
 import csv
-import importlib.util
 import shutil
 
 import pytest
 
 from ufsel.benchmark import run
-from ufsel.benchmark.tests._helpers import REPO, TIMING, quiet
-
-SCRIPT = REPO / "benchmarks" / "merge_leaderboard.py"
+from ufsel.benchmark.tests._helpers import TIMING, load_benchmark_script, quiet
 
 
 def _script():
-    if not SCRIPT.is_file():
-        pytest.skip("benchmarks/merge_leaderboard.py is not in this checkout")
-    spec = importlib.util.spec_from_file_location("merge_leaderboard", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark_script("merge_leaderboard")
 
 
 def _experiment(methods):
