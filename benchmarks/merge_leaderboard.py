@@ -123,6 +123,14 @@ def merge(into, update, methods, *, redraw=True):
         tables[name] = (cols, [r for r in base_rows if r["method"] not in methods]
                         + [r for r in new_rows if r["method"] in methods])
 
+    summary = json.loads((into / "summary.json").read_text())
+    new_summary = json.loads((update / "summary.json").read_text())
+    kernels = [{b.get("architecture") for b in x.get("blas", [])} for x in (summary, new_summary)]
+    if all(kernels) and kernels[0] != kernels[1]:
+        print(f"note: {update} ran with the BLAS kernel(s) {sorted(map(str, kernels[1]))}, "
+              f"{into} with {sorted(map(str, kernels[0]))}; its baselines agreed all the same",
+              file=sys.stderr)
+
     traces = [t for t in json.loads((into / "traces.json").read_text())
               if t["method"] not in methods]
     traces += [t for t in json.loads((update / "traces.json").read_text())
@@ -134,8 +142,6 @@ def merge(into, update, methods, *, redraw=True):
         if m["label"] in methods and m["label"] not in have:
             exp["methods"].append(m)
 
-    summary = json.loads((into / "summary.json").read_text())
-    new_summary = json.loads((update / "summary.json").read_text())
     failures = ([f for f in summary["failures"] if f["method"] not in methods]
                 + [f for f in new_summary["failures"] if f["method"] in methods])
     runs = tables["runs"][1]

@@ -456,13 +456,13 @@ def run(experiment, out_dir, *, n_jobs=1, threads_per_job=1, data_dir=None, prog
         "fit_timeout_s": exp.fit_timeout,
         "evals_total": len({r[3] for r in requests}), "evals_computed": len(eval_tasks) - len(
             eval_failed), "evals_cached": len(cached_evals), "evals_failed": len(eval_failed),
-        "failures": failures, "wall_time_s": None,
+        "failures": failures, "wall_time_s": None, "blas": blas_info(),
     }
     files = write_tables(out, runs, results, extras)
     summary["wall_time_s"] = time.perf_counter() - t_start
     summary["history"] = _history(out / "summary.json") + [{
         "finished_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "wall_time_s": summary["wall_time_s"], "n_jobs": n_jobs,
+        "wall_time_s": summary["wall_time_s"], "n_jobs": n_jobs, "blas": summary["blas"],
         **{k: summary[k] for k in ("fits_computed", "fits_cached", "fits_failed",
                                    "evals_computed", "evals_cached", "evals_failed")}}]
     atomic_write_text(out / "summary.json", json.dumps(to_jsonable(summary), indent=2))
@@ -483,6 +483,20 @@ def run(experiment, out_dir, *, n_jobs=1, threads_per_job=1, data_dir=None, prog
     if verbose:
         print(format_summary(summary))
     return result
+
+
+def blas_info():
+    """The BLAS libraries of this process (its workers inherit the environment that
+    chooses them): API, version and, for OpenBLAS, the CPU kernel in use.
+
+    Recorded with every run because the evaluation's k-means computes distances through
+    the BLAS: a run under another kernel (``OPENBLAS_CORETYPE``) can send an occasional
+    k-means run to another local optimum (benchmarks/results/leaderboard/README.md).
+    """
+    from threadpoolctl import threadpool_info
+
+    return [{k: info.get(k) for k in ("internal_api", "version", "architecture")}
+            for info in threadpool_info() if info.get("user_api") == "blas"]
 
 
 def _history(path):

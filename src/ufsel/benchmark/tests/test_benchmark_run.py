@@ -71,6 +71,14 @@ def test_tiny_run_writes_tables_plots_and_report(tmp_path):
     assert "Paper vs ufsel" in html and "figures/curves_acc_defaults.png" in html
     assert "<script" not in html
 
+    # the BLAS (and its kernel) is recorded: the evaluation's k-means can follow it
+    from threadpoolctl import threadpool_info
+
+    apis = {i["internal_api"] for i in threadpool_info() if i["user_api"] == "blas"}
+    assert {b["internal_api"] for b in s["blas"]} == apis and apis
+    assert s["history"][-1]["blas"] == s["blas"]
+    assert "BLAS of the last run: " + s["blas"][0]["internal_api"] in html
+
 
 def test_second_run_hits_the_cache_and_recomputes_nothing(tmp_path, monkeypatch):
     exp = copy.deepcopy(EXPERIMENT)
