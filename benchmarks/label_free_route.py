@@ -57,7 +57,7 @@ from sklearn.exceptions import ConvergenceWarning
 import ufsel
 from ufsel.benchmark import load_experiment
 from ufsel.benchmark._cache import Store, atomic_write_text, content_key
-from ufsel.benchmark._runner import random_baseline_orders
+from ufsel.benchmark._runner import blas_info, random_baseline_orders
 from ufsel.benchmark._units import DataRef, EvalTask, eval_key, load_data, run_eval
 from ufsel.model_selection import DEFAULT_METHODS, AutoSelector, _auto
 from ufsel.model_selection._auto import candidate_params
@@ -250,6 +250,9 @@ def _fixed_choice_table(rows, names, acc_of):
 
 
 def write_table(rows, path, command, elapsed, missing):
+    blas = "; ".join(f"{b['internal_api']} {b['version']}"
+                     + (f" ({b['architecture']} kernel)" if b.get("architecture") else "")
+                     for b in blas_info()) or "unknown"
     pct = lambda v: "-" if v is None else f"{100 * v:.1f}"  # noqa: E731
     lines = [
         "# The label-free route on the shared data sets, evaluated with the labels afterwards",
@@ -282,7 +285,8 @@ def write_table(rows, path, command, elapsed, missing):
         lines += [f"**A variant of the route**, not the default: AutoSelector with {VARIANT}.", ""]
     lines += [
         f"Run time of this invocation: {elapsed / 60:.1f} min (cached routes and evaluations "
-        f"are not recomputed); machine {platform.machine()}, {os.cpu_count()} cores. The "
+        f"are not recomputed); machine {platform.machine()}, {os.cpu_count()} cores; BLAS "
+        f"{blas}. The "
         f"route's own run time (`route s`: the `AutoSelector` fit, one BLAS thread, taken when "
         f"the route was computed) totals "
         f"{sum(r['route']['time_s'] for r in rows) / 60:.1f} min over the {len(rows)} data sets.",
@@ -411,7 +415,9 @@ def main(argv=None):
     wanted = args.datasets.split(",") if args.datasets else [ds.label for ds in shared
                                                               if ds.label in board]
     store, route_store = Store(lb / "cache"), Store(args.route_cache)
-    command = ("UFSEL_DATA=/work/shared/data PYTHONPATH=src OMP_NUM_THREADS=1 python "
+    kernel = os.environ.get("OPENBLAS_CORETYPE")
+    command = ((f"OPENBLAS_CORETYPE={kernel} " if kernel else "") +
+               "UFSEL_DATA=/work/shared/data PYTHONPATH=src OMP_NUM_THREADS=1 python "
                "benchmarks/label_free_route.py --leaderboard OUT" +
                (f" --datasets {args.datasets}" if args.datasets else "") +
                "".join(f" --{flag.replace('_', '-')} {getattr(args, flag)}" for flag in
