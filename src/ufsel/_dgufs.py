@@ -289,13 +289,11 @@ class DGUFS(PerCountRankingsMixin, BaseSelector):
       about 1e6 and needs hundreds of iterations to shrink.
       rho = 1.1, mu_max = 1e10 and gamma = 5e-3 are the reference values.
     - S: 0-1 k-NN graph with self-loops (k nearest others plus the point
-      itself, the reference ``getS``'s default), OR-symmetrised. On data with
-      exactly tied distances, which of the tied points become neighbours
-      follows scikit-learn's search, which states no rule for ties (see
-      :func:`ufsel.graph.knn_affinity`) and can depend on the thread count.
-      On digits (integer pixels), 28 of the 1797^2 entries of S differ
-      between one and two BLAS threads. The subset for m = 16 does not
-      change, but the objective moves by 3e-5 relative.
+      itself, the reference ``getS``'s default), OR-symmetrised. On exactly
+      tied distances (digits' integer pixels: 34 of 1797 rows have a tie at
+      the 5th neighbour) the neighbours of smaller index are kept
+      (:func:`ufsel.graph.knn_graph`), so S does not depend on the thread
+      count.
     - Start: ``L = M = S``, ``Lambda = 0`` (the reference starts from
       ``L = M = 0``, where every HSIC score is zero and the first subset is
       arbitrary); the first subset keeps the m features of largest

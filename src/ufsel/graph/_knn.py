@@ -141,7 +141,10 @@ def knn_graph(X, n_neighbors=5, *, metric="euclidean", algorithm="auto", n_jobs=
     The sample itself is never among its neighbours, even when it has exact
     duplicates (scikit-learn's ``kneighbors()`` called without a query removes
     the query point by index, not by distance; the approximate and blockwise
-    searches do the same).
+    searches do the same). On exactly tied distances the exact searches keep
+    the points of smaller index (MATLAB's stable ``sort`` in Cai's
+    ``constructW.m``), whatever the thread count; see
+    :func:`_ties_to_smaller_index`.
 
     Parameters
     ----------
@@ -200,9 +203,39 @@ def knn_graph(X, n_neighbors=5, *, metric="euclidean", algorithm="auto", n_jobs=
             return _knn_hnsw(X, n_neighbors, metric, n_jobs, init_indices)
         return _knn_nndescent(X, n_neighbors, metric, n_jobs, random_state, init_indices)
     backend = algorithm if algorithm in ("brute", "kd_tree", "ball_tree") else "auto"
-    nn = NearestNeighbors(n_neighbors=n_neighbors, metric=metric, algorithm=backend,
+    n = X.shape[0]
+    extra = 1 if n_neighbors < n - 1 else 0  # one more, to see a tie at the boundary
+    nn = NearestNeighbors(n_neighbors=n_neighbors + extra, metric=metric, algorithm=backend,
                           n_jobs=n_jobs).fit(X)
-    return nn.kneighbors(return_distance=True)
+    dist, ind = nn.kneighbors(return_distance=True)
+    return _ties_to_smaller_index(X, dist, ind, n_neighbors, metric)
+
+
+def _ties_to_smaller_index(X, dist, ind, n_neighbors, metric):
+    """scikit-learn's neighbours with exactly tied distances resolved by index.
+
+    scikit-learn's searches state no rule for ties: which of several equally
+    near points a row keeps follows the search's chunks, and with them the
+    thread count (digits, integer pixels: 34 of 1797 rows have a tie at the
+    5th neighbour). ``dist, ind`` hold ``n_neighbors + 1`` neighbours per row
+    (or ``n_neighbors`` when that is every other point). A row whose
+    ``n_neighbors``-th and next distances are equal has a tie at the boundary:
+    its distances to every point are computed again (``pairwise_distances``)
+    and the nearest taken with ties to the smaller index
+    (:func:`_knn_from_distances`, MATLAB's stable ``sort`` in Cai's
+    ``constructW.m``, as on the shared-distance path). Every row is then
+    ordered by (distance, index).
+    """
+    k = n_neighbors
+    if dist.shape[1] > k:
+        tied = np.flatnonzero(dist[:, k - 1] == dist[:, k])
+        dist, ind = dist[:, :k].copy(), ind[:, :k].copy()
+        if tied.size:
+            D = pairwise_distances(X[tied], X, metric=metric)
+            dist[tied], ind[tied] = _knn_from_distances(D, k, rows=tied)
+    order = np.lexsort((ind, dist), axis=1)
+    rows = np.arange(dist.shape[0])[:, None]
+    return dist[rows, order], ind[rows, order]
 
 
 def _padded_rows(M, width=None):
@@ -586,10 +619,9 @@ def _knn_from_distances(D, n_neighbors, rows=None):
     belong to the points ``rows`` (``D[r, j]`` = distance from point ``rows[r]``
     to point j). The point itself is removed by index (its duplicates stay
     candidates), and equal distances go to the smaller index, the order of
-    MATLAB's stable ``sort`` in Cai's ``constructW.m``. scikit-learn's
-    brute-force search has no stated rule for ties (its heap keeps the first
-    index found, in an order set by its chunks), so on exactly tied distances
-    the two can keep different, equally near, neighbours. Returns
+    MATLAB's stable ``sort`` in Cai's ``constructW.m``; :func:`knn_graph`
+    applies the same rule to scikit-learn's searches, which state none.
+    Returns
     ``(distances, indices)`` sorted by (distance, index). D is overwritten.
     """
     r = D.shape[0]
@@ -702,10 +734,8 @@ def knn_affinity(X, n_neighbors=5, *, weight="heat", t="mean", symmetrize_mode="
     pairwise distances. For dense float64 X with at most 3,000 samples and more than 15
     features (where scikit-learn's search is brute force), the neighbours are taken
     from that same distance matrix instead of a second pass over all pairs (half the
-    time). Equal distances then go to the smaller index, as MATLAB's stable ``sort``
-    in Cai's ``constructW.m``; scikit-learn's search states no rule for ties, so on
-    exactly tied distances (duplicate points) the other paths may keep another,
-    equally near, neighbour.
+    time). On every exact path, equal distances go to the smaller index, as MATLAB's
+    stable ``sort`` in Cai's ``constructW.m`` (see :func:`knn_graph`).
     """
     return knn_affinity_and_bandwidth(X, n_neighbors, weight=weight, t=t,
                                       symmetrize_mode=symmetrize_mode, algorithm=algorithm,

@@ -106,6 +106,51 @@ def test_knn_from_distances_ties_go_to_the_smaller_index():
         np.exp(-dist[9] ** 2 / (2 * heat_kernel_bandwidth(X) ** 2))))
 
 
+
+def _stable_knn(X, k):
+    """Reference: exact squared distances from differences, self excluded, then a stable
+    sort (ties to the smaller index)."""
+    D = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    np.fill_diagonal(D, np.inf)
+    return np.argsort(D, axis=1, kind="stable")[:, :k]
+
+
+@pytest.mark.parametrize("algorithm", ["brute", "kd_tree", "ball_tree", "exact"])
+@pytest.mark.parametrize("layout", ["dense", "sparse"])
+def test_knn_graph_ties_go_to_the_smaller_index_on_every_exact_search(algorithm, layout):
+    # Small integers (exact distances) on a coarse grid: most rows have several points
+    # at their k-th distance. scikit-learn's searches keep some of them in an order set
+    # by the search; knn_graph keeps those of smaller index, as the stable sort does.
+    if layout == "sparse" and algorithm in ("kd_tree", "ball_tree"):
+        pytest.skip("the trees need dense input")
+    rng = np.random.RandomState(0)
+    X = rng.randint(0, 3, size=(150, 3)).astype(float)
+    k = 5
+    Xin = sparse.csr_matrix(X) if layout == "sparse" else X
+    dist, ind = knn_graph(Xin, k, algorithm=algorithm)
+    expected = _stable_knn(X, k)
+    np.testing.assert_array_equal(np.sort(ind, axis=1), np.sort(expected, axis=1))
+    # rows ordered by (distance, index)
+    for i in range(X.shape[0]):
+        assert list(zip(dist[i], ind[i])) == sorted(zip(dist[i], ind[i]))
+
+
+def test_knn_affinity_on_tied_data_does_not_depend_on_the_thread_count():
+    from threadpoolctl import threadpool_limits
+
+    rng = np.random.RandomState(1)
+    X = rng.randint(0, 4, size=(400, 20)).astype(float)  # brute force (d > 15), many ties
+    graphs = []
+    for threads in (1, 2):
+        with threadpool_limits(limits=threads):
+            graphs.append(knn_affinity(X, 5, weight="binary", symmetrize_mode="max"))
+    assert (graphs[0] != graphs[1]).nnz == 0
+    rows = np.repeat(np.arange(400), 5)
+    expected = sparse.csr_matrix((np.ones(2000), (rows, _stable_knn(X, 5).ravel())),
+                                 shape=(400, 400))
+    expected = expected.maximum(expected.T)
+    assert (graphs[0] != expected).nnz == 0
+
 def _dense_generalized(W, k):
     Wd = W.toarray()
     D = np.diag(Wd.sum(1))
