@@ -66,7 +66,7 @@ from ufsel.model_selection._criteria import CRITERIA
 REPO = Path(__file__).resolve().parents[1]
 GRID = "fseval_small"
 #: Bump when AutoSelector's defaults change, so that cached routes (only) are recomputed.
-ROUTE_VERSION = "scales-v9"  # v8/v9: candidates at every criterion scale (v9: SPEC-phi2 once); v7: multi-scale criterion
+ROUTE_VERSION = "scales-v10"  # v10: exact k-NN ties to the smaller index; v8/v9: candidates at every criterion scale (v9: SPEC-phi2 once); v7: multi-scale criterion
 
 
 #: Non-default AutoSelector settings of this run (--criterion, --standardize, --ratios):
