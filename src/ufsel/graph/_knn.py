@@ -211,6 +211,10 @@ def knn_graph(X, n_neighbors=5, *, metric="euclidean", algorithm="auto", n_jobs=
     return _ties_to_smaller_index(X, dist, ind, n_neighbors, metric)
 
 
+#: Distances held at once when rows with a tied k-th neighbour are searched again.
+_TIE_BLOCK_ELEMENTS = 1 << 24
+
+
 def _ties_to_smaller_index(X, dist, ind, n_neighbors, metric):
     """scikit-learn's neighbours with exactly tied distances resolved by index.
 
@@ -220,8 +224,8 @@ def _ties_to_smaller_index(X, dist, ind, n_neighbors, metric):
     5th neighbour). ``dist, ind`` hold ``n_neighbors + 1`` neighbours per row
     (or ``n_neighbors`` when that is every other point). A row whose
     ``n_neighbors``-th and next distances are equal has a tie at the boundary:
-    its distances to every point are computed again (``pairwise_distances``)
-    and the nearest taken with ties to the smaller index
+    its distances to every point are computed again (``pairwise_distances``,
+    in blocks of rows) and the nearest taken with ties to the smaller index
     (:func:`_knn_from_distances`, MATLAB's stable ``sort`` in Cai's
     ``constructW.m``, as on the shared-distance path). Every row is then
     ordered by (distance, index).
@@ -230,9 +234,12 @@ def _ties_to_smaller_index(X, dist, ind, n_neighbors, metric):
     if dist.shape[1] > k:
         tied = np.flatnonzero(dist[:, k - 1] == dist[:, k])
         dist, ind = dist[:, :k].copy(), ind[:, :k].copy()
-        if tied.size:
-            D = pairwise_distances(X[tied], X, metric=metric)
-            dist[tied], ind[tied] = _knn_from_distances(D, k, rows=tied)
+        # in blocks of rows (bounded memory on data sets with many tied rows)
+        step = max(1, _TIE_BLOCK_ELEMENTS // max(X.shape[0], 1))
+        for start in range(0, tied.size, step):
+            rows = tied[start:start + step]
+            D = pairwise_distances(X[rows], X, metric=metric)
+            dist[rows], ind[rows] = _knn_from_distances(D, k, rows=rows)
     order = np.lexsort((ind, dist), axis=1)
     rows = np.arange(dist.shape[0])[:, None]
     return dist[rows, order], ind[rows, order]

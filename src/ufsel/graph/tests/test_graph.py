@@ -249,3 +249,26 @@ def test_exact_distances_do_not_depend_on_the_block_size(monkeypatch):
         i, j = np.nonzero(ind >= 0)
         np.testing.assert_allclose(results[0][i, j],
                                    ((Z[i] - Z[ind[i, j]]) ** 2).sum(axis=1), rtol=1e-12)
+
+
+def test_tied_rows_are_searched_again_in_blocks(monkeypatch):
+    # many tied rows: the full-row search runs in blocks (bounded memory) and gives the
+    # same neighbours as in one block
+    from ufsel.graph import _knn
+
+    rng = np.random.RandomState(2)
+    X = rng.randint(0, 2, size=(300, 4)).astype(float)
+    whole = knn_graph(X, 5, algorithm="brute")
+    calls = []
+    real = _knn.pairwise_distances
+
+    def spy(A, B, **kw):
+        calls.append(A.shape[0])
+        return real(A, B, **kw)
+
+    monkeypatch.setattr(_knn, "pairwise_distances", spy)
+    monkeypatch.setattr(_knn, "_TIE_BLOCK_ELEMENTS", 300 * 7)
+    blocked = knn_graph(X, 5, algorithm="brute")
+    assert len(calls) > 1 and max(calls) <= 7
+    np.testing.assert_array_equal(blocked[1], whole[1])
+    np.testing.assert_array_equal(blocked[0], whole[0])
