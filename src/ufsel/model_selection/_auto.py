@@ -173,6 +173,13 @@ class AutoSelector(BaseSelector):
     choice among configurations was made on the same data, so it is mildly
     optimistic (a best-of-several choice).
 
+    The criterion runs k-means (scikit-learn), whose result can follow the
+    rounding of the BLAS kernel. Where two configurations score almost alike,
+    the choice can differ between machines: on the 31 shared data sets, ORL's
+    choice (MCFS at 8 or 16 clusters, verdict p = 1) and the suggested count on
+    JAFFE and PIE differ between OpenBLAS's SkylakeX and Haswell kernels; the
+    other choices do not (docs/guide/label_free.md, "Measured").
+
     ``AutoSelector`` is not in the selector registry (``ufsel.SELECTORS``):
     it is a meta-selector over registered methods, one fit runs six or more
     candidate fits, a few hundred k-means runs for the criterion and ten
