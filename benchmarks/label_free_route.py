@@ -57,6 +57,7 @@ from sklearn.exceptions import ConvergenceWarning
 import ufsel
 from ufsel.benchmark import load_experiment
 from ufsel.benchmark._cache import Store, atomic_write_text, content_key
+from ufsel.benchmark._report import describe_blas
 from ufsel.benchmark._runner import blas_info, random_baseline_orders
 from ufsel.benchmark._units import DataRef, EvalTask, eval_key, load_data, run_eval
 from ufsel.model_selection import DEFAULT_METHODS, AutoSelector, _auto
@@ -250,9 +251,7 @@ def _fixed_choice_table(rows, names, acc_of):
 
 
 def write_table(rows, path, command, elapsed, missing):
-    blas = "; ".join(f"{b['internal_api']} {b['version']}"
-                     + (f" ({b['architecture']} kernel)" if b.get("architecture") else "")
-                     for b in blas_info()) or "unknown"
+    blas = describe_blas(blas_info()) or "unknown"
     pct = lambda v: "-" if v is None else f"{100 * v:.1f}"  # noqa: E731
     lines = [
         "# The label-free route on the shared data sets, evaluated with the labels afterwards",

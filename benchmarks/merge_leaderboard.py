@@ -41,13 +41,13 @@ from __future__ import annotations
 
 import argparse
 import csv
-import io
 import json
 import math
 import sys
 from pathlib import Path
 
 from ufsel.benchmark._report import write_report
+from ufsel.benchmark._tables import _csv_text
 from ufsel.utils import atomic_write_text
 
 TABLES = ("runs", "results", "runtime", "vs_random")
@@ -59,14 +59,6 @@ def read_table(path):
     with open(path, newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
         return list(reader.fieldnames), list(reader)
-
-
-def write_table(path, columns, rows):
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    atomic_write_text(path, buf.getvalue())
 
 
 def baseline_mismatches(base_rows, new_rows):
@@ -117,9 +109,10 @@ def merge(into, update, methods, *, redraw=True):
                                   for k, a, b in bad[:10])
                 raise SystemExit(f"{len(bad)} baseline values differ between the two runs; "
                                  f"not merged. First ones:\n{lines}")
-        missing = methods - {r["method"] for r in new_rows}
-        if missing and name in ("runtime",):
-            raise SystemExit(f"{update} has no rows for {sorted(missing)}")
+        if name == "runtime":  # one row per (data set, protocol, method) that was planned
+            missing = methods - {r["method"] for r in new_rows}
+            if missing:
+                raise SystemExit(f"{update} has no rows for {sorted(missing)}")
         tables[name] = (cols, [r for r in base_rows if r["method"] not in methods]
                         + [r for r in new_rows if r["method"] in methods])
 
@@ -163,7 +156,7 @@ def merge(into, update, methods, *, redraw=True):
         {**h, "merged_methods": sorted(methods)} for h in new_summary.get("history", []))
 
     for name, (cols, rows) in tables.items():
-        write_table(into / f"{name}.csv", cols, rows)
+        atomic_write_text(into / f"{name}.csv", _csv_text(cols, rows))
         (into / f"{name}.parquet").unlink(missing_ok=True)
     atomic_write_text(into / "traces.json", json.dumps(traces))
     atomic_write_text(into / "experiment.json", json.dumps(exp, indent=2))

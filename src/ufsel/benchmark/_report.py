@@ -448,6 +448,14 @@ def _runtime_section(rows):
                       "grid total (s)", "from cache", "warnings"], body, left=3))
 
 
+def describe_blas(blas):
+    """One line for a run's BLAS list (``_runner.blas_info``), e.g.
+    ``openblas 0.3.30 (Haswell kernel)``."""
+    return "; ".join(f"{b.get('internal_api')} {b.get('version')}"
+                     + (f" ({b['architecture']} kernel)" if b.get("architecture") else "")
+                     for b in blas)
+
+
 def _summary_section(summary):
     if not summary:
         return ""
@@ -458,10 +466,8 @@ def _summary_section(summary):
              _table(["", "ran", "cached", "failed"], [[_e(c) for c in r] for r in rows]),
              f"<p>Wall time of the last run: {s['wall_time_s']:.1f} s with n_jobs={s['n_jobs']}."
              "</p>" if s.get("wall_time_s") is not None else "",
-             "<p>BLAS of the last run: " + _e("; ".join(
-                 f"{b.get('internal_api')} {b.get('version')}"
-                 + (f" ({b['architecture']} kernel)" if b.get("architecture") else "")
-                 for b in s["blas"])) + ".</p>" if s.get("blas") else "",
+             f"<p>BLAS of the last run: {_e(describe_blas(s['blas']))}.</p>"
+             if s.get("blas") else "",
              f"<p>Fits ended at the cap of {s['fit_timeout_s']:g} s of CPU time (shown as "
              f"\"timed out\"): {s.get('fits_timed_out', 0)}.</p>" if s.get("fit_timeout_s")
              else ""]
