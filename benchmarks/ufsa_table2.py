@@ -45,6 +45,7 @@ from pathlib import Path
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.preprocessing import minmax_scale, normalize, scale
 
 from ufsel import UFSA
 from ufsel.datasets import load_dataset
@@ -98,9 +99,9 @@ def run(name, pairs, n_runs):
 
 PREPROCESSINGS = {
     "none": lambda Z: Z,
-    "min-max": lambda Z: (Z - Z.min(axis=0)) / np.where(np.ptp(Z, axis=0) > 0, np.ptp(Z, axis=0), 1.0),
-    "z-score": lambda Z: (Z - Z.mean(axis=0)) / np.where(Z.std(axis=0) > 0, Z.std(axis=0), 1.0),
-    "unit-norm rows": lambda Z: Z / np.maximum(np.linalg.norm(Z, axis=1, keepdims=True), 1e-300),
+    "min-max": minmax_scale,
+    "z-score": scale,
+    "unit-norm rows": normalize,
 }
 REPORTS = ("random starts, mean", "k-means++, mean", "k-means++, lowest objective",
            "k-means++, best run")
