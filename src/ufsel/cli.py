@@ -266,6 +266,8 @@ def _select_auto(args, X):
             "criterion": v.test.criterion, "statistic": v.test.statistic,
             "random_mean": v.test.null_mean, "random_std": v.test.null_std,
             "z_score": v.z_score, "p_value": v.p_value, "alpha": v.alpha,
+            "random_subsets": int(v.test.null.size), "every_subset": bool(v.test.exact),
+            "testable": bool(v.testable),
             "stability": None if v.stability is None else {
                 "value": v.stability.value, "ci_low": v.stability.ci_low,
                 "ci_high": v.stability.ci_high}},

@@ -22,7 +22,13 @@ from ._criteria import (
 )
 from ._feature_count import suggest_n_features
 from ._n_clusters import estimate_n_clusters
-from ._random_subset import RandomSubsetTest, random_draws, summarize_null, support_indices
+from ._random_subset import (
+    RandomSubsetTest,
+    null_subsets,
+    subset_test,
+    summarize_null,
+    support_indices,
+)
 from ._stability import Stability, selection_stability
 
 __all__ = ["AutoSelector", "Verdict", "select_features", "DEFAULT_METHODS"]
@@ -53,6 +59,10 @@ class Verdict:
         From ``test``.
     beats_random : bool
         ``p_value <= alpha`` (and ``z_score > 0``).
+    testable : bool
+        Whether any subset of this size could reach ``p_value <= alpha``:
+        False when there are fewer than 1 / alpha such subsets (every one of
+        them is then compared, ``test.exact``), e.g. one feature of 13.
     alpha : float
     method : str
     n_features : int
@@ -73,6 +83,10 @@ class Verdict:
     def p_value(self):
         return self.test.p_value
 
+    @property
+    def testable(self):
+        return self.test.min_p_value <= self.alpha
+
     def summary(self):
         """A short plain-English paragraph stating what the verdict means."""
         crit = self.test.criterion.replace("_", " ")
@@ -81,10 +95,18 @@ class Verdict:
         head = (f"{self.method} selected {self.n_features} {noun}. By the label-free "
                 f"{crit} criterion {verb} {self.test.statistic:.3f} against "
                 f"{self.test.null_mean:.3f} +- {self.test.null_std:.3f} for "
-                f"{self.test.null.size} random subsets of the same size (z = "
-                f"{self.z_score:.2f}, p = {self.p_value:.3g}). ")
+                + (f"all {self.test.null.size} subsets" if self.test.exact
+                   else f"{self.test.null.size} random subsets")
+                + f" of the same size (z = {self.z_score:.2f}, p = {self.p_value:.3g}). ")
         if self.beats_random:
             body = "The selection is better than a random subset of the same size. "
+        elif not self.testable:
+            n = self.test.null.size
+            rank = int(round(self.p_value * n))  # subsets scoring at least as high
+            body = (f"Only {n} subsets of {self.n_features} of these features exist, so none "
+                    f"can reach p <= {self.alpha:g}: the test cannot tell whether this "
+                    f"selection beats a random one. By the criterion it ranks {rank} of {n}"
+                    + (" (ties count against it). " if rank > 1 else ", the best of them. "))
         else:
             body = ("The selection is NO better than a random subset of the same size: "
                     "a random choice of features would serve as well, so do not read "
@@ -329,8 +351,10 @@ class AutoSelector(BaseSelector):
         Xstd = None
         counts = _comparison_counts(d)
         null_rng = np.random.RandomState(seed())
-        nulls = {int(k): np.array([f(c) for c in random_draws(null_rng, d, int(k), self.n_draws)])
-                 for k in counts}
+        nulls = {}
+        for k in counts:  # every subset of size k where there are at most n_draws
+            subsets, exact = null_subsets(null_rng, d, int(k), self.n_draws)
+            nulls[int(k)] = (np.array([f(c) for c in subsets]), exact)
         best = None
         self.candidates_ = []
         # a method whose scores depend on n_clusters is a candidate at each scale of the
@@ -363,7 +387,7 @@ class AutoSelector(BaseSelector):
                                          "params": params, "error": str(exc)})
                 continue
             zs = [summarize_null(f(np.sort(np.argsort(rankings[int(k)], kind="stable")[:k])),
-                                 nulls[int(k)])[2] for k in counts]
+                                 *nulls[int(k)])[2] for k in counts]
             z = float(np.mean(zs))
             self.candidates_.append({"method": name, "standardize": std, "z_score": z,
                                      "params": params})
@@ -416,17 +440,14 @@ class AutoSelector(BaseSelector):
         cols = support_indices(self.ranking_ <= k, X.shape[1])
         f = make_criterion(X, self.criterion, n_clusters=min(self.n_clusters_, X.shape[0] - 1),
                            rng=np.random.RandomState(rng.randint(2**31 - 1)))
-        stat = f(cols)
-        null = np.array([f(c) for c in random_draws(rng, X.shape[1], k, 100)])
-        mean, sd, z, p = summarize_null(stat, null)
-        test = RandomSubsetTest(statistic=stat, null=null, null_mean=mean, null_std=sd,
-                                z_score=z, p_value=p, criterion=self.criterion, n_features=k)
+        test = subset_test(f, cols, X.shape[1], 100, rng, self.criterion)
         stability = None
         if self.n_resamples > 0 and k < X.shape[1]:
             template = est.__class__(**{**est.get_params(), "n_features_to_select": k})
             stability = selection_stability(template, Xfit, n_resamples=max(2, self.n_resamples),
                                             random_state=rng)
-        return Verdict(stability=stability, test=test, beats_random=bool(p <= self.alpha and z > 0),
+        return Verdict(stability=stability, test=test,
+                       beats_random=bool(test.p_value <= self.alpha and test.z_score > 0),
                        alpha=self.alpha, method=self.method_, n_features=k)
 
     def _fit(self, X):  # pragma: no cover - fit is overridden

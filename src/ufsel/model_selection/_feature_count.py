@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.utils import check_array, check_random_state
 
 from ._criteria import DEFAULT_CRITERION, MAX_CRITERION_SAMPLES, make_criterion
-from ._random_subset import random_draws
+from ._random_subset import null_subsets, summarize_null
 
 __all__ = ["FeatureCountCurve", "suggest_n_features", "default_counts", "DEFAULT_RATIOS"]
 
@@ -153,8 +153,9 @@ def suggest_n_features(X, ranking, *, n_clusters=None, counts=None, criterion=DE
     values, mean, std = (np.empty(counts.size) for _ in range(3))
     for i, k in enumerate(counts):
         values[i] = f(np.sort(order[:k]))
-        null = np.array([f(c) for c in random_draws(rng, d, int(k), n_draws)])
-        mean[i], std[i] = null.mean(), null.std(ddof=1)
+        subsets, exact = null_subsets(rng, d, int(k), n_draws)
+        mean[i], std[i], _, _ = summarize_null(values[i], np.array([f(c) for c in subsets]),
+                                               exact)
     excess = values - mean
     return FeatureCountCurve(n_features=_rule(counts, excess, tolerance), counts=counts,
                              values=values, null_mean=mean, null_std=std, excess=excess,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import math
 from dataclasses import dataclass
 from numbers import Integral
 
@@ -22,19 +24,23 @@ class RandomSubsetTest:
     ----------
     statistic : float
         The criterion of the tested subset (higher is better).
-    null : ndarray of shape (n_draws,)
-        The criterion of each random subset of the same size.
+    null : ndarray of shape (n_draws,) or (n_subsets,)
+        The criterion of each random subset of the same size, or of every
+        subset of that size when there are at most ``n_draws`` (``exact``).
     null_mean, null_std : float
         Mean and standard deviation (ddof=1) of ``null``.
     z_score : float
         ``(statistic - null_mean) / null_std`` (0 when ``null_std`` is 0 and
         the statistic equals the null mean, +-inf when it differs).
     p_value : float
-        Empirical one-sided p-value ``(1 + #{null >= statistic}) / (1 + n_draws)``,
-        never 0 (Phipson & Smyth, 2010).
+        One-sided p-value: empirical, ``(1 + #{null >= statistic}) / (1 + n_draws)``,
+        never 0 (Phipson & Smyth, 2010); exact, ``#{null >= statistic} / n_subsets``
+        (the tested subset is one of them, so at least ``1 / n_subsets``).
     criterion : str
     n_features : int
         Size of the subset.
+    exact : bool
+        ``null`` holds every subset of this size (the p-value is exact).
     """
 
     statistic: float
@@ -45,6 +51,14 @@ class RandomSubsetTest:
     p_value: float
     criterion: str
     n_features: int
+    exact: bool = False
+
+    @property
+    def min_p_value(self):
+        """The smallest p-value this test can give: ``1 / n_subsets`` when exact,
+        ``1 / (1 + n_draws)`` otherwise. When it exceeds a level alpha, no subset
+        of this size can be shown to beat random ones at that level."""
+        return 1.0 / self.null.size if self.exact else 1.0 / (1.0 + self.null.size)
 
     def __repr__(self):
         return (f"RandomSubsetTest(criterion={self.criterion!r}, k={self.n_features}, "
@@ -57,21 +71,47 @@ def support_indices(support, n_features):
     return np.sort(check_selected(support, n_features, name="support"))
 
 
-def summarize_null(stat, null):
-    """z-score and empirical p-value of ``stat`` against the draws ``null``."""
+def summarize_null(stat, null, exact=False):
+    """z-score and one-sided p-value of ``stat`` against ``null``: the criterion of random
+    draws (empirical p-value), or of every subset of the size when ``exact`` (``stat``'s own
+    subset among them, so the count is at least one)."""
     mean = float(null.mean())
     std = float(null.std(ddof=1)) if null.size > 1 else 0.0
     if std > 0:
         z = (stat - mean) / std
     else:
         z = 0.0 if stat == mean else float(np.sign(stat - mean) * np.inf)
-    p = (1.0 + np.count_nonzero(null >= stat)) / (1.0 + null.size)
+    hits = np.count_nonzero(null >= stat)
+    p = max(hits, 1) / null.size if exact else (1.0 + hits) / (1.0 + null.size)
     return mean, std, float(z), float(p)
 
 
 def random_draws(rng, n_features, size, n_draws):
     """``n_draws`` random subsets of ``size`` distinct columns (each sorted)."""
     return [np.sort(rng.choice(n_features, size, replace=False)) for _ in range(n_draws)]
+
+
+def null_subsets(rng, n_features, size, n_draws):
+    """The subsets of the null distribution, and whether they are all of them.
+
+    Every one of the C(n_features, size) subsets of ``size`` columns when there are at
+    most ``n_draws`` (the null is then exact, and small: 13 subsets of one of wine's 13
+    features), otherwise ``n_draws`` uniform random draws (:func:`random_draws`).
+    """
+    if math.comb(n_features, size) <= n_draws:
+        return [np.array(c) for c in itertools.combinations(range(n_features), size)], True
+    return random_draws(rng, n_features, size, n_draws), False
+
+
+def subset_test(f, cols, n_features, n_draws, rng, criterion):
+    """:class:`RandomSubsetTest` of the columns ``cols`` by the criterion function ``f``."""
+    stat = f(cols)
+    subsets, exact = null_subsets(rng, n_features, cols.size, n_draws)
+    null = np.array([f(c) for c in subsets])
+    mean, std, z, p = summarize_null(stat, null, exact)
+    return RandomSubsetTest(statistic=stat, null=null, null_mean=mean, null_std=std, z_score=z,
+                            p_value=p, criterion=criterion, n_features=int(cols.size),
+                            exact=exact)
 
 
 def random_subset_test(X, support, *, criterion=DEFAULT_CRITERION, n_draws=100,
@@ -85,7 +125,12 @@ def random_subset_test(X, support, *, criterion=DEFAULT_CRITERION, n_draws=100,
     z-score and the empirical p-value ``(1 + #{null >= statistic}) / (1 +
     n_draws)``, the probability under "the subset is no better than a random
     one" of a value at least as high (a one-sided permutation-style test;
-    the smallest attainable p-value is ``1 / (1 + n_draws)``).
+    the smallest attainable p-value is ``1 / (1 + n_draws)``). When there are
+    at most ``n_draws`` subsets of that size (C(d, k), e.g. 13 subsets of one
+    of 13 features), every one of them is evaluated instead and the p-value
+    is exact, ``#{subsets scoring >= statistic} / C(d, k)``, at least
+    ``1 / C(d, k)``: with fewer than 1 / alpha subsets no subset can be shown
+    to beat random ones at level alpha (``min_p_value``).
 
     Default criterion, ``"multiscale_agreement"``: the adjusted Rand index
     between k-means on the subset and k-means on all features, averaged over
@@ -111,6 +156,7 @@ def random_subset_test(X, support, *, criterion=DEFAULT_CRITERION, n_draws=100,
     criterion : {"multiscale_agreement", "cluster_agreement", "knn_preservation", \
             "reconstruction"}, default="multiscale_agreement"
     n_draws : int, default=100
+        Random subsets drawn; every subset when there are at most this many.
     n_clusters : int, optional
         K (the coarsest scale) for the cluster-agreement criteria; default
         :func:`estimate_n_clusters` (X).
@@ -133,8 +179,4 @@ def random_subset_test(X, support, *, criterion=DEFAULT_CRITERION, n_draws=100,
     rng = check_random_state(random_state)
     f = make_criterion(X, criterion, n_clusters=n_clusters, n_neighbors=n_neighbors,
                        max_samples=max_samples, rng=rng)
-    stat = f(cols)
-    null = np.array([f(c) for c in random_draws(rng, d, cols.size, n_draws)])
-    mean, std, z, p = summarize_null(stat, null)
-    return RandomSubsetTest(statistic=stat, null=null, null_mean=mean, null_std=std, z_score=z,
-                            p_value=p, criterion=criterion, n_features=int(cols.size))
+    return subset_test(f, cols, d, n_draws, rng, criterion)

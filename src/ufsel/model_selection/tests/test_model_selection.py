@@ -1,5 +1,7 @@
 """Tests of the label-free tools: cluster count, stability, random-subset test, count, AutoSelector."""
 
+import itertools
+
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -154,6 +156,51 @@ def test_random_subset_test_does_not_flag_random_supports():
     # under the null the p-value is roughly uniform: few small values, a spread-out median
     assert np.mean(pvals < 0.05) <= 0.15
     assert 0.2 < np.median(pvals) < 0.8
+
+
+def test_random_subset_test_is_exact_over_every_subset_when_there_are_few():
+    """C(5, 2) = 10 <= n_draws: every pair is evaluated and p is the exact rank / 10."""
+    rng = np.random.RandomState(0)
+    X = rng.standard_normal((1000, 5)) * np.array([5.0, 2.0, 1.0, 0.5, 0.2])
+    Xc = X - X.mean(axis=0)
+
+    def explained(cols):  # fraction of the variance explained by least squares on cols
+        B = np.linalg.lstsq(Xc[:, cols], Xc, rcond=None)[0]
+        return 1.0 - np.sum((Xc - Xc[:, cols] @ B) ** 2) / np.sum(Xc ** 2)
+
+    every = np.array([explained(list(c)) for c in itertools.combinations(range(5), 2)])
+    for support in ([0, 1], [2, 4], [3, 4]):
+        r = random_subset_test(X, support, criterion="reconstruction", n_draws=100,
+                               random_state=0)
+        assert r.exact and r.null.size == 10 and r.min_p_value == pytest.approx(0.1)
+        np.testing.assert_allclose(np.sort(r.null), np.sort(every), rtol=1e-10)
+        rank = np.count_nonzero(every >= explained(support) - 1e-12)
+        assert r.p_value == pytest.approx(rank / 10)
+    # the two columns of largest variance are the best pair, the two smallest the worst
+    assert random_subset_test(X, [0, 1], criterion="reconstruction").p_value == pytest.approx(0.1)
+    assert random_subset_test(X, [3, 4], criterion="reconstruction").p_value == pytest.approx(1.0)
+    # more subsets than draws: sampled, with the Monte Carlo p-value's floor
+    r = random_subset_test(X, [0, 1], criterion="reconstruction", n_draws=5, random_state=0)
+    assert not r.exact and r.null.size == 5 and r.min_p_value == pytest.approx(1 / 6)
+
+
+def test_verdict_says_when_no_subset_of_the_size_could_beat_random():
+    """One of 6 features: p >= 1/6 > 0.05 for any choice; the verdict says it cannot tell."""
+    rng = np.random.RandomState(0)
+    y = np.repeat([0, 1, 2], 40)
+    X = rng.standard_normal((120, 6))
+    X[:, 2] += 6.0 * y  # one strongly clustered feature among noise
+    sel = select_features(X, n_clusters=3, n_features_to_select=1, n_resamples=0,
+                          random_state=0)
+    v = sel.verdict_
+    assert v.test.exact and v.test.null.size == 6 and not v.testable and not v.beats_random
+    assert "cannot tell" in v.summary() and "NO better" not in v.summary()
+    assert f"ranks {round(v.p_value * 6)} of 6" in v.summary()
+    # the same data with two features: 15 pairs, still too few for alpha = 0.05; with
+    # alpha = 0.1 the best pair can reach p = 1/15
+    v2 = select_features(X, n_clusters=3, n_features_to_select=2, n_resamples=0, alpha=0.1,
+                         random_state=0).verdict_
+    assert v2.test.null.size == 15 and v2.testable
 
 
 def test_cluster_agreement_is_quiet_on_subsets_with_few_distinct_points():
