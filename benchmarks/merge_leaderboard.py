@@ -11,7 +11,11 @@ grids and protocols::
     ufsel bench experiments/leaderboard.toml --out OUT --methods ufsa,pivotedqr \
         --grids fseval_small --protocols n_classes,label_free --no-plots --no-report
 
-and to merge its rows into the checked-in tables with this script. The newer run evaluates
+and to merge its rows into the checked-in tables with this script. After a change that
+affects some data sets only (say, a rule for exact ties among neighbours, which matters
+on the data sets with tied rows), rerun those data sets with ``--datasets`` and merge
+with the same ``--datasets``: only the rows of those data sets *and* methods are
+replaced. The newer run evaluates
 the random-subset and all-feature baselines again (they are part of every run). The
 script compares them with the checked-in ones and refuses to merge when any value
 differs (beyond 1e-12 relative): the baselines, and with them every other method's
@@ -25,8 +29,9 @@ reproduces under ``OPENBLAS_CORETYPE=Haswell`` (see its README).
 What it rewrites in ``--into``:
 
 - ``runs.csv``, ``results.csv``, ``runtime.csv``, ``vs_random.csv``: the rows of the
-  given methods are replaced by the update's (methods not in ``--into`` yet are added);
-- ``traces.json``: the same, per method;
+  given methods (on the given data sets, all by default) are replaced by the update's
+  (methods not in ``--into`` yet are added);
+- ``traces.json``: the same, per method and data set;
 - ``experiment.json``: methods the update adds are appended to its method list;
 - ``summary.json``: the failures of the given methods replaced, the fit and evaluation
   counts recomputed from the merged tables, and the update's runs added to its history
@@ -93,9 +98,16 @@ def baseline_mismatches(base_rows, new_rows):
     return bad
 
 
-def merge(into, update, methods, *, redraw=True):
+def merge(into, update, methods, *, datasets=None, redraw=True):
+    """Replace the rows of ``methods`` (on ``datasets``; None: every data set) in ``into``
+    by those of ``update``. Returns the recomputed counts and the report's path."""
     into, update = Path(into), Path(update)
     methods = set(methods)
+    datasets = None if datasets is None else set(datasets)
+
+    def replaced(row):
+        return row["method"] in methods and (datasets is None or row["dataset"] in datasets)
+
     tables = {}
     for name in TABLES:
         cols, base_rows = read_table(into / f"{name}.csv")
@@ -113,8 +125,18 @@ def merge(into, update, methods, *, redraw=True):
             missing = methods - {r["method"] for r in new_rows}
             if missing:
                 raise SystemExit(f"{update} has no rows for {sorted(missing)}")
-        tables[name] = (cols, [r for r in base_rows if r["method"] not in methods]
-                        + [r for r in new_rows if r["method"] in methods])
+            if datasets is not None:
+                have = {r["dataset"] for r in base_rows}
+                unknown = datasets - have
+                if unknown:
+                    raise SystemExit(f"{into} has no data set {sorted(unknown)}")
+                covered = {(r["dataset"], r["method"]) for r in new_rows}
+                gaps = sorted((d, m) for d in datasets for m in methods
+                              if (d, m) not in covered)
+                if gaps:
+                    raise SystemExit(f"{update} has no rows for {gaps[:5]}")
+        tables[name] = (cols, [r for r in base_rows if not replaced(r)]
+                        + [r for r in new_rows if replaced(r)])
 
     summary = json.loads((into / "summary.json").read_text())
     new_summary = json.loads((update / "summary.json").read_text())
@@ -124,10 +146,8 @@ def merge(into, update, methods, *, redraw=True):
               f"{into} with {sorted(map(str, kernels[0]))}; its baselines agreed all the same",
               file=sys.stderr)
 
-    traces = [t for t in json.loads((into / "traces.json").read_text())
-              if t["method"] not in methods]
-    traces += [t for t in json.loads((update / "traces.json").read_text())
-               if t["method"] in methods]
+    traces = [t for t in json.loads((into / "traces.json").read_text()) if not replaced(t)]
+    traces += [t for t in json.loads((update / "traces.json").read_text()) if replaced(t)]
 
     exp = json.loads((into / "experiment.json").read_text())
     have = {m["label"] for m in exp["methods"]}
@@ -135,8 +155,8 @@ def merge(into, update, methods, *, redraw=True):
         if m["label"] in methods and m["label"] not in have:
             exp["methods"].append(m)
 
-    failures = ([f for f in summary["failures"] if f["method"] not in methods]
-                + [f for f in new_summary["failures"] if f["method"] in methods])
+    failures = ([f for f in summary["failures"] if not replaced(f)]
+                + [f for f in new_summary["failures"] if replaced(f)])
     runs = tables["runs"][1]
 
     def fits(pred):
@@ -152,8 +172,10 @@ def merge(into, update, methods, *, redraw=True):
     summary.update(failures=failures, **counts)
     # the update's runs join the history (the report lists every run into the folder),
     # each marked with the methods whose rows it supplied
+    marks = {"merged_methods": sorted(methods),
+             **({} if datasets is None else {"merged_datasets": sorted(datasets)})}
     summary.setdefault("history", []).extend(
-        {**h, "merged_methods": sorted(methods)} for h in new_summary.get("history", []))
+        {**h, **marks} for h in new_summary.get("history", []))
 
     for name, (cols, rows) in tables.items():
         atomic_write_text(into / f"{name}.csv", _csv_text(cols, rows))
@@ -171,11 +193,16 @@ def main(argv=None):
     ap.add_argument("--update", required=True, help="the newer run's --out folder")
     ap.add_argument("--methods", required=True,
                     help="comma-separated methods whose rows are replaced")
+    ap.add_argument("--datasets", help="comma-separated data sets: replace the methods' rows "
+                                       "on these only (default: on every data set)")
     ap.add_argument("--no-redraw", action="store_true", help="keep the existing figures")
     args = ap.parse_args(argv)
     methods = [m for m in args.methods.split(",") if m]
-    counts, report = merge(args.into, args.update, methods, redraw=not args.no_redraw)
-    print(f"merged {', '.join(methods)} into {args.into}: {counts}; report {report}")
+    datasets = None if args.datasets is None else [d for d in args.datasets.split(",") if d]
+    counts, report = merge(args.into, args.update, methods, datasets=datasets,
+                           redraw=not args.no_redraw)
+    where = "" if datasets is None else f" on {', '.join(datasets)}"
+    print(f"merged {', '.join(methods)}{where} into {args.into}: {counts}; report {report}")
     return 0
 
 

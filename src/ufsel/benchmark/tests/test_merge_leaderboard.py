@@ -76,3 +76,37 @@ def test_a_baseline_that_differs_is_refused_and_nothing_is_written(runs):
     with pytest.raises(SystemExit, match="1 baseline values differ"):
         merge.merge(into, update, ["laplacianscore"], redraw=False)
     assert (into / "results.csv").read_bytes() == before
+
+
+def _rows_of(path, dataset):
+    return [r for r in _table(path) if ("dataset", dataset) in r]
+
+
+def test_merging_some_data_sets_replaces_only_their_rows(runs, tmp_path):
+    """A method rerun on one data set replaces that data set's rows and keeps the others."""
+    merge = _script()
+    _, both, _, _ = runs
+    # the checked-in run: Laplacian Score with other parameters than the update's defaults
+    exp = _experiment(["maxvariance", "laplacianscore"])
+    exp["methods"]["laplacianscore"] = {"fixed": {"n_neighbors": 3}}
+    into, update = tmp_path / "into", tmp_path / "update"
+    run(exp, into, **quiet(plots=False))
+    old = {name: _table(into / f"{name}.csv") for name in merge.TABLES}
+    run({**_experiment(["laplacianscore"]), "datasets": ["iris"]}, update, **quiet(plots=False))
+    merge.merge(into, update, ["laplacianscore"], datasets=["iris"], redraw=False)
+    for name in merge.TABLES:
+        # iris: as in the joint run at the defaults; wine: untouched
+        assert _rows_of(into / f"{name}.csv", "iris") == _rows_of(both / f"{name}.csv", "iris")
+        assert _rows_of(into / f"{name}.csv", "wine") == [r for r in old[name]
+                                                          if ("dataset", "wine") in r]
+    lap_wine = [r for r in _rows_of(into / "runs.csv", "wine") if ("method", "laplacianscore") in r]
+    assert lap_wine and all('"n_neighbors":3' in dict(r)["params"] for r in lap_wine)
+
+
+def test_merging_a_data_set_the_update_lacks_is_refused(runs, tmp_path):
+    merge = _script()
+    _, both, first, second = runs
+    into = tmp_path / "into"
+    shutil.copytree(first, into)
+    with pytest.raises(SystemExit, match="no data set"):
+        merge.merge(into, second, ["laplacianscore"], datasets=["breast_cancer"], redraw=False)
