@@ -67,10 +67,11 @@ from ufsel.model_selection._criteria import CRITERIA
 REPO = Path(__file__).resolve().parents[1]
 GRID = "fseval_small"
 #: Bump when AutoSelector's defaults change, so that cached routes (only) are recomputed.
-ROUTE_VERSION = "scales-v10"  # v10: exact k-NN ties to the smaller index; v8/v9: candidates at every criterion scale (v9: SPEC-phi2 once); v7: multi-scale criterion
+ROUTE_VERSION = "scales-v11"  # v11: every subset as the null where there are at most n_draws; v10: exact k-NN ties to the smaller index; v8/v9: candidates at every criterion scale (v9: SPEC-phi2 once); v7: multi-scale criterion
 
 
-#: Non-default AutoSelector settings of this run (--criterion, --standardize, --ratios):
+#: Non-default AutoSelector settings of this run (--criterion, --standardize, --ratios,
+#: --candidate-n-clusters, --methods):
 #: variants of the route, cached and reported apart from the default one.
 VARIANT = {}
 
@@ -250,15 +251,22 @@ def _fixed_choice_table(rows, names, acc_of):
     return out
 
 
+def route_methods():
+    """The route's candidate methods (registry names): AutoSelector's, or the variant's."""
+    return list(VARIANT.get("methods", DEFAULT_METHODS))
+
+
 def write_table(rows, path, command, elapsed, missing):
     blas = describe_blas(blas_info()) or "unknown"
+    names = {cls.__name__.lower(): cls.__name__ for cls in ufsel.SELECTORS.values()}
     pct = lambda v: "-" if v is None else f"{100 * v:.1f}"  # noqa: E731
     lines = [
         "# The label-free route on the shared data sets, evaluated with the labels afterwards",
         "",
         "Selection without labels: `AutoSelector(random_state=0, n_resamples=0)` (K by "
-        "eigengap; method among MaxVariance, LaplacianScore, SPEC, MCFS, SPCAFS, PivotedQR on the data as given, "
-        "MCFS at each of K, 2K, 4K, ... up to sqrt(n), by the "
+        f"eigengap; method among {', '.join(names.get(m, m) for m in route_methods())} on "
+        "the data as given, a method whose scores depend on n_clusters (MCFS) at each of "
+        "K, 2K, 4K, ... up to sqrt(n), by the "
         "z-score against random subsets at 2/5/10 % of d of the label-free criterion, by default the k-means "
         "cluster agreement averaged over the same numbers of clusters). The route is judged "
         "by the configuration it chose (method and its n_clusters, shown as `K=`), evaluated at every count "
@@ -349,7 +357,7 @@ def write_table(rows, path, command, elapsed, missing):
                           "fitted at its defaults and evaluated by this script, with the same "
                           "evaluation unit and cache."]
         lf_names = sorted({mm for r in rows for mm in r["label_free"]})
-        candidates = [m for m in lf_names if m in DEFAULT_METHODS]
+        candidates = [m for m in lf_names if m in route_methods()]
         lines += [
             "",
             "## The same with every method's K estimated (the leaderboard's label-free protocol)",
@@ -392,6 +400,8 @@ def main(argv=None):
     ap.add_argument("--candidate-n-clusters", choices=["scales", "estimate"],
                     help="a variant of the route: AutoSelector's candidate_n_clusters "
                          "(default its own)")
+    ap.add_argument("--methods", help="a variant of the route: AutoSelector's candidate "
+                                      "methods, comma-separated registry names")
     ap.add_argument("--route-cache", default=os.path.join(
         os.path.expanduser("~"), ".cache", "ufsel", "label_free_route"))
     args = ap.parse_args(argv)
@@ -404,6 +414,11 @@ def main(argv=None):
         VARIANT["ratios"] = [float(r) for r in args.ratios.split(",")]
     if args.candidate_n_clusters:
         VARIANT["candidate_n_clusters"] = args.candidate_n_clusters
+    if args.methods:
+        unknown = [m for m in args.methods.split(",") if m not in ufsel.SELECTORS]
+        if unknown:
+            ap.error(f"unknown methods {unknown}; known: {', '.join(sorted(ufsel.SELECTORS))}")
+        VARIANT["methods"] = args.methods.split(",")
     lb = Path(args.leaderboard)
     if not (lb / "results.csv").is_file() or not (lb / "cache").is_dir():
         ap.error(f"{lb} holds no leaderboard run (results.csv and cache/ are needed)")
@@ -420,11 +435,11 @@ def main(argv=None):
                "benchmarks/label_free_route.py --leaderboard OUT" +
                (f" --datasets {args.datasets}" if args.datasets else "") +
                "".join(f" --{flag.replace('_', '-')} {getattr(args, flag)}" for flag in
-                       ("criterion", "standardize", "ratios", "candidate_n_clusters")
+                       ("criterion", "standardize", "ratios", "candidate_n_clusters", "methods")
                        if getattr(args, flag)) +
                (f" --out {args.out}" if args.out != ap.get_default("out") else ""))
     # route candidates the leaderboard run did not have at all (added after it)
-    missing = [m for m in DEFAULT_METHODS if not any(m in cells for cells in board.values())]
+    missing = [m for m in route_methods() if not any(m in cells for cells in board.values())]
     t0 = time.perf_counter()
     rows = []
     for ds in [ds for ds in shared if ds.label in wanted]:
