@@ -374,9 +374,9 @@ def write_table(rows, path, command, elapsed, missing):
         def oracle(r, among):
             return max((r["label_free"][m] for m in among if m in r["label_free"]), default=None)
 
-        lines += _fixed_choice_table(rows, lf_names + ["oracle", "oracle_all"], lambda r, m: (
-            oracle(r, candidates) if m == "oracle" else oracle(r, lf_names)
-            if m == "oracle_all" else r["label_free"].get(m)))
+        among = {"oracle": candidates, "oracle_all": lf_names}
+        lines += _fixed_choice_table(rows, lf_names + list(among), lambda r, m: (
+            oracle(r, among[m]) if m in among else r["label_free"].get(m)))
         best_wins = sum(r["methods"][r["best"]]["acc"] > r["methods"]["random"]["acc"]
                         for r in rows)
         lines += [
