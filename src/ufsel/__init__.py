@@ -7,6 +7,7 @@ Every selector is a scikit-learn estimator (``SelectorMixin``) with
 
 from ._registry import SELECTORS, get_selector, register
 from .base import BaseSelector, NumericalError
+from .utils import config_context, get_config, set_config
 
 __version__ = "0.1.0"
 
@@ -86,6 +87,9 @@ __all__ = [
     "MCFS",
     "MaxVariance",
     "NumericalError",
+    "config_context",
+    "get_config",
+    "set_config",
     "PivotedQR",
     "QAlpha",
     "RNE",
