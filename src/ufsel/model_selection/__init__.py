@@ -5,16 +5,17 @@ eigengap of the normalised k-NN Laplacian; :func:`selection_stability` is
 Nogueira et al.'s stability with its confidence interval;
 :func:`random_subset_test` compares a subset with random subsets of the same
 size by a label-free criterion; :func:`suggest_n_features` suggests a count;
-:class:`AutoSelector` / :func:`select_features` put them together and return
-a verdict.
+:func:`assess_selection` judges any selection (test and stability);
+:class:`AutoSelector` / :func:`select_features` put them together.
 """
 
-from ._auto import DEFAULT_METHODS, AutoSelector, Verdict, select_features
+from ._auto import DEFAULT_METHODS, AutoSelector, select_features
 from ._criteria import CRITERIA, DEFAULT_CRITERION
 from ._feature_count import FeatureCountCurve, default_counts, suggest_n_features
 from ._n_clusters import estimate_n_clusters
 from ._random_subset import RandomSubsetTest, random_subset_test
 from ._stability import Stability, selection_stability, stability_from_selections
+from ._verdict import Verdict, assess_selection
 
 __all__ = [
     "AutoSelector",
@@ -25,6 +26,7 @@ __all__ = [
     "RandomSubsetTest",
     "Stability",
     "Verdict",
+    "assess_selection",
     "default_counts",
     "estimate_n_clusters",
     "random_subset_test",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
 from numbers import Integral
 
 import numpy as np
@@ -22,16 +22,11 @@ from ._criteria import (
 )
 from ._feature_count import suggest_n_features
 from ._n_clusters import estimate_n_clusters
-from ._random_subset import (
-    RandomSubsetTest,
-    null_subsets,
-    subset_test,
-    summarize_null,
-    support_indices,
-)
-from ._stability import Stability, selection_stability
+from ._random_subset import null_subsets, summarize_null
+from ._stability import selection_stability
+from ._verdict import Verdict, assess_selection
 
-__all__ = ["AutoSelector", "Verdict", "select_features", "DEFAULT_METHODS"]
+__all__ = ["AutoSelector", "select_features", "DEFAULT_METHODS"]
 
 #: Fast candidate methods (registry names) tried by default, on the data as given
 #: (with ``standardize="auto"`` also standardised, MaxVariance excepted: on
@@ -42,86 +37,6 @@ DEFAULT_METHODS = ("maxvariance", "laplacianscore", "spec", "mcfs", "spcafs", "p
 
 #: Fractions of d at which candidates are compared (their z-scores averaged).
 COMPARISON_RATIOS = (0.02, 0.05, 0.1)
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """How far the selection can be trusted, judged without labels.
-
-    Attributes
-    ----------
-    stability : Stability or None
-        Nogueira et al.'s stability of the chosen configuration under
-        bootstrap resampling (None when ``n_resamples=0``).
-    test : RandomSubsetTest
-        The chosen subset against fresh random subsets of the same size.
-    z_score, p_value : float
-        From ``test``.
-    beats_random : bool
-        ``p_value <= alpha`` (and ``z_score > 0``).
-    testable : bool
-        Whether any subset of this size could reach ``p_value <= alpha``:
-        False when there are fewer than 1 / alpha such subsets (every one of
-        them is then compared, ``test.exact``), e.g. one feature of 13.
-    alpha : float
-    method : str
-    n_features : int
-    """
-
-    stability: Stability | None
-    test: RandomSubsetTest
-    beats_random: bool
-    alpha: float
-    method: str
-    n_features: int
-
-    @property
-    def z_score(self):
-        return self.test.z_score
-
-    @property
-    def p_value(self):
-        return self.test.p_value
-
-    @property
-    def testable(self):
-        return self.test.min_p_value <= self.alpha
-
-    def summary(self):
-        """A short plain-English paragraph stating what the verdict means."""
-        crit = self.test.criterion.replace("_", " ")
-        noun = "feature" if self.n_features == 1 else "features"
-        verb = "it scores" if self.n_features == 1 else "they score"
-        head = (f"{self.method} selected {self.n_features} {noun}. By the label-free "
-                f"{crit} criterion {verb} {self.test.statistic:.3f} against "
-                f"{self.test.null_mean:.3f} +- {self.test.null_std:.3f} for "
-                + (f"all {self.test.null.size} subsets" if self.test.exact
-                   else f"{self.test.null.size} random subsets")
-                + f" of the same size (z = {self.z_score:.2f}, p = {self.p_value:.3g}). ")
-        if self.beats_random:
-            body = "The selection is better than a random subset of the same size. "
-        elif not self.testable:
-            n = self.test.null.size
-            rank = int(round(self.p_value * n))  # subsets scoring at least as high
-            body = (f"Only {n} subsets of {self.n_features} of these features exist, so none "
-                    f"can reach p <= {self.alpha:g}: the test cannot tell whether this "
-                    f"selection beats a random one. By the criterion it ranks {rank} of {n}"
-                    + (" (ties count against it). " if rank > 1 else ", the best of them. "))
-        else:
-            body = ("The selection is NO better than a random subset of the same size: "
-                    "a random choice of features would serve as well, so do not read "
-                    "meaning into these particular features. ")
-        if self.stability is not None:
-            s = self.stability
-            body += (f"Stability under resampling (Nogueira et al.): {s.value:.2f} "
-                     f"[{s.ci_low:.2f}, {s.ci_high:.2f}] (1 = the same features every time, "
-                     "0 = no more alike than random choices).")
-        return head + body
-
-    def __repr__(self):
-        return (f"Verdict(beats_random={self.beats_random}, z_score={self.z_score:.2f}, "
-                f"p_value={self.p_value:.3g}, stability="
-                f"{None if self.stability is None else round(self.stability.value, 3)})")
 
 
 def _candidates(methods, standardize):
@@ -443,18 +358,15 @@ class AutoSelector(BaseSelector):
 
     def _verdict(self, X, Xfit, est, *, rng):
         k = self.n_features_to_select_
-        cols = support_indices(self.ranking_ <= k, X.shape[1])
-        f = make_criterion(X, self.criterion, n_clusters=min(self.n_clusters_, X.shape[0] - 1),
-                           rng=np.random.RandomState(rng.randint(2**31 - 1)))
-        test = subset_test(f, cols, X.shape[1], 100, rng, self.criterion)
-        stability = None
+        verdict = assess_selection(X, self.ranking_ <= k, method=self.method_,
+                                   n_clusters=self.n_clusters_, criterion=self.criterion,
+                                   alpha=self.alpha, random_state=rng)
         if self.n_resamples > 0 and k < X.shape[1]:
             template = est.__class__(**{**est.get_params(), "n_features_to_select": k})
             stability = selection_stability(template, Xfit, n_resamples=max(2, self.n_resamples),
                                             random_state=rng)
-        return Verdict(stability=stability, test=test,
-                       beats_random=bool(test.p_value <= self.alpha and test.z_score > 0),
-                       alpha=self.alpha, method=self.method_, n_features=k)
+            verdict = dataclasses.replace(verdict, stability=stability)
+        return verdict
 
     def _fit(self, X):  # pragma: no cover - fit is overridden
         raise NotImplementedError

@@ -426,3 +426,24 @@ def test_auto_selector_sparse_and_dataframe_input():
     sel = select_features(df, n_clusters=3, n_resamples=0, random_state=0)
     names = sel.get_feature_names_out()
     assert len(names) == sel.n_features_to_select_ and all(n.startswith("f") for n in names)
+
+
+def test_assess_selection_judges_any_selection():
+    from ufsel import MCFS
+    from ufsel.datasets import make_planted_clusters
+    from ufsel.model_selection import assess_selection
+
+    X, _, informative = make_planted_clusters(random_state=0)
+    good = assess_selection(X, informative, n_draws=30, random_state=0)
+    assert good.beats_random and good.testable and good.stability is None
+    noise = np.random.RandomState(0).randn(120, 12)
+    bad = assess_selection(noise, [0, 1, 2], n_draws=30, random_state=0)
+    assert not bad.beats_random and "NO better" in bad.summary()
+    sel = MCFS(n_features_to_select=5, n_clusters=3, random_state=0)
+    stable = assess_selection(X, informative[:5], estimator=sel, n_resamples=3,
+                              n_draws=10, random_state=0)
+    assert stable.stability is not None and stable.stability.selections.shape == (3, X.shape[1])
+    with pytest.raises(ValueError, match="pass estimator"):
+        assess_selection(X, informative, n_resamples=3)
+    with pytest.raises(ValueError, match="n_draws"):
+        assess_selection(X, informative, n_draws=1)

@@ -1,0 +1,180 @@
+"""The label-free verdict on a selection: does it beat random subsets, and how stable is it?"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils import check_array, check_random_state
+
+from ._criteria import CRITERIA, DEFAULT_CRITERION, make_criterion
+from ._random_subset import RandomSubsetTest, subset_test, support_indices
+from ._stability import Stability, selection_stability
+
+__all__ = ["Verdict", "assess_selection"]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How far the selection can be trusted, judged without labels.
+
+    Attributes
+    ----------
+    stability : Stability or None
+        Nogueira et al.'s stability of the chosen configuration under
+        bootstrap resampling (None when ``n_resamples=0``).
+    test : RandomSubsetTest
+        The chosen subset against fresh random subsets of the same size.
+    z_score, p_value : float
+        From ``test``.
+    beats_random : bool
+        ``p_value <= alpha`` (and ``z_score > 0``).
+    testable : bool
+        Whether any subset of this size could reach ``p_value <= alpha``:
+        False when there are fewer than 1 / alpha such subsets (every one of
+        them is then compared, ``test.exact``), e.g. one feature of 13.
+    alpha : float
+    method : str
+    n_features : int
+    """
+
+    stability: Stability | None
+    test: RandomSubsetTest
+    beats_random: bool
+    alpha: float
+    method: str
+    n_features: int
+
+    @property
+    def z_score(self):
+        return self.test.z_score
+
+    @property
+    def p_value(self):
+        return self.test.p_value
+
+    @property
+    def testable(self):
+        return self.test.min_p_value <= self.alpha
+
+    def summary(self):
+        """A short plain-English paragraph stating what the verdict means."""
+        crit = self.test.criterion.replace("_", " ")
+        noun = "feature" if self.n_features == 1 else "features"
+        verb = "it scores" if self.n_features == 1 else "they score"
+        head = (f"{self.method} selected {self.n_features} {noun}. By the label-free "
+                f"{crit} criterion {verb} {self.test.statistic:.3f} against "
+                f"{self.test.null_mean:.3f} +- {self.test.null_std:.3f} for "
+                + (f"all {self.test.null.size} subsets" if self.test.exact
+                   else f"{self.test.null.size} random subsets")
+                + f" of the same size (z = {self.z_score:.2f}, p = {self.p_value:.3g}). ")
+        if self.beats_random:
+            body = "The selection is better than a random subset of the same size. "
+        elif not self.testable:
+            n = self.test.null.size
+            rank = int(round(self.p_value * n))  # subsets scoring at least as high
+            body = (f"Only {n} subsets of {self.n_features} of these features exist, so none "
+                    f"can reach p <= {self.alpha:g}: the test cannot tell whether this "
+                    f"selection beats a random one. By the criterion it ranks {rank} of {n}"
+                    + (" (ties count against it). " if rank > 1 else ", the best of them. "))
+        else:
+            body = ("The selection is NO better than a random subset of the same size: "
+                    "a random choice of features would serve as well, so do not read "
+                    "meaning into these particular features. ")
+        if self.stability is not None:
+            s = self.stability
+            body += (f"Stability under resampling (Nogueira et al.): {s.value:.2f} "
+                     f"[{s.ci_low:.2f}, {s.ci_high:.2f}] (1 = the same features every time, "
+                     "0 = no more alike than random choices).")
+        return head + body
+
+    def __repr__(self):
+        return (f"Verdict(beats_random={self.beats_random}, z_score={self.z_score:.2f}, "
+                f"p_value={self.p_value:.3g}, stability="
+                f"{None if self.stability is None else round(self.stability.value, 3)})")
+
+
+def assess_selection(X, support, *, estimator=None, method=None, n_clusters=None,
+                     criterion=DEFAULT_CRITERION, n_draws=100, n_resamples=0, alpha=0.05,
+                     random_state=0):
+    """Judge a feature selection without labels: random-subset test and stability.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The data the selection was made on.
+    support : array-like of bool of shape (n_features,) or of int
+        The selected columns, as a mask or as indices.
+    estimator : ufsel selector, default=None
+        The selector that made the selection (fitted or not). Needed for the
+        stability, which refits clones of it on resamples of X; ignored when
+        ``n_resamples=0``.
+    method : str, default=None
+        Name of the method shown in the verdict's summary; default the
+        estimator's class name, or ``"the selection"``.
+    n_clusters : int, default=None
+        K, the coarsest scale of the cluster-agreement criteria; default
+        :func:`~ufsel.model_selection.estimate_n_clusters` of X.
+    criterion : {"multiscale_agreement", "cluster_agreement", "knn_preservation", \
+            "reconstruction"}, default="multiscale_agreement"
+        The label-free criterion (see :func:`random_subset_test`).
+    n_draws : int, default=100
+        Random subsets of the same size in the null distribution.
+    n_resamples : int, default=0
+        Bootstrap refits for the stability; 0 skips it.
+    alpha : float, default=0.05
+        Level of the test, and ``1 - alpha`` for the stability's interval.
+    random_state : int, RandomState or None, default=0
+        Seeds the row sample of the criterion, the random subsets and the
+        resamples.
+
+    Returns
+    -------
+    verdict : Verdict
+        ``beats_random``, ``p_value``, ``testable``, ``stability`` and a
+        plain-English ``summary()``.
+
+    See Also
+    --------
+    random_subset_test : The test alone.
+    selection_stability : The stability alone.
+
+    Examples
+    --------
+    >>> from ufsel import MCFS
+    >>> from ufsel.datasets import make_planted_clusters
+    >>> X, _, informative = make_planted_clusters(random_state=0)
+    >>> sel = MCFS(n_features_to_select=10, n_clusters=3, random_state=0).fit(X)
+    >>> assess_selection(X, sel.get_support(), estimator=sel).beats_random
+    True
+    """
+    X = check_array(X, accept_sparse=("csr", "csc"), dtype=np.float64)
+    n, d = X.shape
+    if criterion not in CRITERIA:
+        raise ValueError(f"criterion={criterion!r} not understood, valid options are "
+                         f"{set(CRITERIA)}.")
+    for name, value, low in (("n_draws", n_draws, 2), ("n_resamples", n_resamples, 0)):
+        if not isinstance(value, Integral) or isinstance(value, bool) or value < low:
+            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}.")
+    if not isinstance(alpha, Real) or isinstance(alpha, bool) or not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}.")
+    if n_resamples > 0 and estimator is None:
+        raise ValueError("the stability (n_resamples > 0) refits the selector: pass estimator.")
+    cols = support_indices(support, d)
+    rng = check_random_state(random_state)
+    f = make_criterion(X, criterion, n_clusters=None if n_clusters is None
+                       else int(min(n_clusters, n - 1)),
+                       rng=np.random.RandomState(rng.randint(2**31 - 1)))
+    test = subset_test(f, cols, d, n_draws, rng, criterion)
+    stability = None
+    if n_resamples > 0 and cols.size < d:
+        template = estimator.__class__(**{**estimator.get_params(),
+                                          "n_features_to_select": int(cols.size)})
+        stability = selection_stability(template, X, n_resamples=max(2, n_resamples),
+                                        random_state=rng)
+    if method is None:
+        method = "the selection" if estimator is None else type(estimator).__name__
+    return Verdict(stability=stability, test=test,
+                   beats_random=bool(test.p_value <= alpha and test.z_score > 0),
+                   alpha=alpha, method=method, n_features=int(cols.size))
