@@ -9,7 +9,14 @@ size by a label-free criterion; :func:`suggest_n_features` suggests a count;
 :class:`AutoSelector` / :func:`select_features` put them together.
 """
 
-from ._auto import DEFAULT_METHODS, AutoSelector, select_features
+from ._auto import (
+    DEFAULT_METHODS,
+    UNITS_SPREAD,
+    AutoSelector,
+    scale_spread,
+    select_features,
+    smallest_testable_count,
+)
 from ._criteria import CRITERIA, DEFAULT_CRITERION
 from ._feature_count import FeatureCountCurve, default_counts, suggest_n_features
 from ._n_clusters import estimate_n_clusters
@@ -22,6 +29,7 @@ __all__ = [
     "CRITERIA",
     "DEFAULT_CRITERION",
     "DEFAULT_METHODS",
+    "UNITS_SPREAD",
     "FeatureCountCurve",
     "RandomSubsetTest",
     "Stability",
@@ -30,8 +38,10 @@ __all__ = [
     "default_counts",
     "estimate_n_clusters",
     "random_subset_test",
+    "scale_spread",
     "select_features",
     "selection_stability",
+    "smallest_testable_count",
     "stability_from_selections",
     "suggest_n_features",
 ]

@@ -1,17 +1,23 @@
-"""AutoSelector: method, parameters, number of clusters and feature count chosen without labels."""
+"""AutoSelector: method, number of clusters and feature count chosen without labels."""
 
 from __future__ import annotations
 
 import dataclasses
+import math
+import warnings
 from numbers import Integral
 
 import numpy as np
-from sklearn.base import _fit_context
+from scipy import sparse
+from sklearn.base import BaseEstimator, _fit_context
+from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._registry import get_selector
-from ..base import BaseSelector
+from ..linalg import column_mean_var, constant_features
+from ..utils import thread_limit
 from ._criteria import (
     CRITERIA,
     DEFAULT_CRITERION,
@@ -22,35 +28,101 @@ from ._criteria import (
 )
 from ._feature_count import suggest_n_features
 from ._n_clusters import estimate_n_clusters
-from ._random_subset import null_subsets, summarize_null
+from ._random_subset import _enumerable, null_subsets, summarize_null
 from ._stability import selection_stability
-from ._verdict import Verdict, assess_selection
+from ._verdict import assess_selection
 
-__all__ = ["AutoSelector", "select_features", "DEFAULT_METHODS"]
+__all__ = ["AutoSelector", "select_features", "DEFAULT_METHODS", "scale_spread",
+           "smallest_testable_count"]
 
-#: Fast candidate methods (registry names) tried by default, on the data as given
-#: (with ``standardize="auto"`` also standardised, MaxVariance excepted: on
-#: standardised data every variance is 1). PivotedQR is the one whose features are least redundant,
-#: the property that makes random subsets hard to beat on images
-#: (benchmarks/results/label_free_route.md).
+#: Candidate methods (registry names) tried by default: the fast ones, among them
+#: PivotedQR, whose features are the least redundant.
 DEFAULT_METHODS = ("maxvariance", "laplacianscore", "spec", "mcfs", "spcafs", "pivotedqr")
 
 #: Fractions of d at which candidates are compared (their z-scores averaged).
 COMPARISON_RATIOS = (0.02, 0.05, 0.1)
 
+#: Above this :func:`scale_spread`, the features are taken to be in different units.
+UNITS_SPREAD = 30.0
 
-def _candidates(methods, standardize):
-    out = []
-    for name in methods:
-        cls = get_selector(name)  # raises with the valid options for an unknown name
-        for std in ((False, True) if standardize == "auto" else (bool(standardize),)):
-            if std and name == "maxvariance":
-                continue
-            out.append((name.lower(), cls, std))
-    if not out:
-        raise ValueError("no candidate configuration: pass methods other than only "
-                         "'maxvariance' with standardize=True.")
-    return out
+#: Random subsets of the verdict's test.
+VERDICT_DRAWS = 100
+
+#: The verdict judges the procedure on held-out samples from this many samples on
+#: (:func:`assess_selection`); on fewer, the selection on the samples it was made on.
+HELD_OUT_MIN_SAMPLES = 20
+
+#: The stability refits the chosen method on subsamples of at most this many rows
+#: (half the rows on smaller data).
+STABILITY_ROWS = 2000
+
+
+def scale_spread(X):
+    """How far apart the features' units are: the 90th over the 10th percentile of the ranges.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The data, validated.
+
+    Returns
+    -------
+    spread : float
+        ``percentile(range, 90) / percentile(range, 10)`` over the non-constant
+        columns (``range = max - min``); 1.0 with fewer than two of them. Pixels,
+        counts and discretised expression levels share one unit and stay below
+        about 12 on the shared data sets; tables that mix units (wine, breast
+        cancer) exceed 50.
+    """
+    if sparse.issparse(X):
+        X = sparse.csc_matrix(X)
+        ranges = (X.max(axis=0).toarray() - X.min(axis=0).toarray()).ravel()
+    else:
+        ranges = np.ptp(np.asarray(X), axis=0)
+    ranges = ranges[ranges > 0]
+    if ranges.size < 2:
+        return 1.0
+    low, high = np.percentile(ranges, [10, 90])
+    return float(high / low)
+
+
+def smallest_testable_count(n_features, *, n_draws=VERDICT_DRAWS, alpha=0.05):
+    """The smallest subset size whose random-subset test can reach ``p <= alpha``.
+
+    Parameters
+    ----------
+    n_features : int
+        d, the number of features.
+    n_draws : int, default=100
+        Random subsets of the test.
+    alpha : float, default=0.05
+        Its level.
+
+    Returns
+    -------
+    k : int
+        1 on most data; more when there are fewer than ``1 / alpha`` subsets of
+        a smaller size (2 of wine's 13 features: 13 single features, 78 pairs).
+        ``n_features`` when no size qualifies.
+    """
+    for k in range(1, n_features):
+        if _enumerable(n_features, k, n_draws):
+            if 1.0 / math.comb(n_features, k) <= alpha:
+                return k
+        elif 1.0 / (1.0 + n_draws) <= alpha:
+            return k
+    return n_features
+
+
+def standardized(X):
+    """X with every non-constant column scaled to unit variance (dense columns also centred;
+    a sparse matrix is only scaled, since centring would densify it)."""
+    const = constant_features(X)
+    if sparse.issparse(X):
+        _, var = column_mean_var(X)
+        scale = np.where(const | (var == 0), 1.0, np.sqrt(var))
+        return sparse.csr_matrix(X @ sparse.diags(1.0 / scale))
+    return _standardize(np.array(X, dtype=np.float64), const)
 
 
 def candidate_params(cls, n_clusters):
@@ -70,122 +142,52 @@ def _comparison_counts(d):
                              max(d - 1, 1)))
 
 
-class AutoSelector(BaseSelector):
-    """Unsupervised feature selection with every choice made without labels.
+class AutoSelector(SelectorMixin, BaseEstimator):
+    """Unsupervised feature selection with the method, K and the count chosen without labels.
 
-    ``fit(X)`` does, in order:
+    A meta-estimator over the registered selectors: it fits each candidate
+    method, keeps the one whose top features beat random subsets the most by a
+    label-free criterion, suggests how many features to keep, and judges the
+    result (:class:`Verdict`). ``ufsel select`` without ``--method`` runs it.
 
-    1. ``n_clusters="auto"``: K = :func:`estimate_n_clusters` (eigengap of the
-       normalised 10-NN Laplacian of X).
-    2. Fits each candidate configuration: each method of ``methods`` with its
-       default parameters (and, where its scores depend on ``n_clusters``, at
-       each of K, 2K, 4K, ... up to sqrt(m), see ``candidate_n_clusters``) on X as
-       given (and, with ``standardize="auto"``, on X standardised to unit
-       variance), with ``n_features_to_select`` = 10 % of d (the largest compared
-       count). A method whose ranking depends on the count (MCFS, whose
-       LARS stops at that cardinality) is compared at each count with its
-       ranking for that count (:meth:`~ufsel.base.BaseSelector.fit_rankings`),
-       and refitted at the chosen count once it is known (step 4).
-    3. Scores each configuration by the label-free criterion
-       (``criterion``, default the k-means cluster agreement with all features
-       averaged over K, 2K, 4K, ... clusters up to sqrt(n), see
-       :func:`random_subset_test`) of its top k features, as a z-score against
-       the same ``n_draws`` random subsets of size k for every configuration,
-       averaged over k = 2 %, 5 % and 10 % of d; the configuration with the
-       largest mean z-score is chosen (``method_``, ``params_``).
-    4. ``n_features_to_select="auto"``: the count from
-       :func:`suggest_n_features` on the chosen ranking; an int or a fraction
-       is used as given.
-    5. The verdict (``verdict_``): the chosen subset against 100 fresh random
-       subsets (:func:`random_subset_test`) and, with ``n_resamples > 0``,
-       the chosen configuration's stability (:func:`selection_stability`,
-       bootstrap). ``beats_random`` is ``p_value <= alpha``; when it is
-       False, ``verdict_.summary()`` says plainly that the selection is no
-       better than a random subset.
-
-    The criterion is computed on X as given (not standardised), because the
-    selected columns are what a user clusters afterwards; standardise X
-    before ``fit`` if you will cluster standardised data. The verdict's
-    p-value is for the chosen configuration against fresh random subsets; the
-    choice among configurations was made on the same data, so it is mildly
-    optimistic (a best-of-several choice).
-
-    The criterion runs k-means (scikit-learn), whose result can follow the
-    rounding of the BLAS kernel. Where two configurations score almost alike,
-    the choice can differ between machines: on the 31 shared data sets, ORL's
-    choice (MCFS at 8 or 16 clusters, verdict p = 1) and the suggested count on
-    JAFFE and PIE differ between OpenBLAS's SkylakeX and Haswell kernels; the
-    other choices do not (docs/guide/label_free.md, "Measured").
-
-    ``AutoSelector`` is not in the selector registry (``ufsel.SELECTORS``):
-    it is a meta-selector over registered methods, one fit runs six or more
-    candidate fits, a few hundred k-means runs for the criterion and ten
-    bootstrap refits, which the registry-wide suites (common checks, scale
-    and sparse tests on every registered selector) would repeat dozens of
-    times; and the benchmark and leaderboard iterate over the registry as
-    "methods", which it is not.
+    Read more in the :ref:`User Guide <label-free>`.
 
     Parameters
     ----------
     n_features_to_select : "auto", int or float in (0, 1], default="auto"
+        "auto": the count from :func:`suggest_n_features`, raised to the
+        smallest count the verdict's test can judge
+        (:func:`smallest_testable_count`); an int is a count, a float a
+        fraction of the features.
     n_clusters : "auto" or int >= 2, default="auto"
-    methods : list of str, optional
-        Registry names of the candidate methods; default
-        :data:`DEFAULT_METHODS` (MaxVariance, LaplacianScore, SPEC, MCFS,
-        SPCAFS, PivotedQR: the fast ones). More candidates are not better
-        by themselves: with NDFS and EVSC added (fast, and the best by the
-        labels on several shared data sets), the route beat random subsets
-        on 22 of the 31 shared data sets instead of 25 (mean ACC 50.6
-        against 51.3), judged with the labels afterwards
-        (``benchmarks/results/label_free_route_variants/``): the criterion
-        chose one of them on 13 data sets and was worse on 6 of those.
+        K, the coarsest scale of the criterion; "auto" estimates it
+        (:func:`estimate_n_clusters`).
+    methods : list of str, default=None
+        Registry names of the candidate methods; None means
+        :data:`DEFAULT_METHODS`.
     candidate_n_clusters : {"scales", "estimate"}, default="scales"
-        The ``n_clusters`` at which a candidate method whose scores depend on it
-        (MCFS; SPEC only with ``scoring="phi3"``, not at its default) is fitted:
-        every scale of the multi-scale criterion (K, 2K, 4K, ... up
-        to sqrt(m), m = min(n, 1000); each scale a configuration of its own), or
-        K alone ("estimate", the behaviour until 2026-11-25). The eigengap K is
-        often far below the number of classes on data with many small classes
-        (2 on ORL with 40 people, 3 on Imm40 with 40), and MCFS at K = 2 keeps
-        the features of the coarsest split. On the 31 shared data sets, judged
-        with the labels afterwards, "scales" beat random subsets on 26 (25 with
-        "estimate"), with a mean ACC of 51.6 against 51.4 and a mean gap to the
-        label-chosen best of 4.7 against 4.9 (ORL +4.7, Imm40 +5.9, NCI9 +2.0,
-        LEUML -6.1 ACC points; decided on the data it is reported on). Those
-        figures predate the exact k-NN tie rule; with it, and under the
-        leaderboard's BLAS kernel, the default route beats random subsets on
-        25 of 31, mean ACC 51.3, gap 5.1
-        (``benchmarks/results/label_free_route.md``). It costs a fit per extra
-        scale: the 31 routes took 8.9 min in all instead of 8.2 (one BLAS
-        thread).
-    standardize : bool or "auto", default=False
-        Fit each method on X as given (False), on X standardised to unit
-        variance (True), or both ("auto", twice the candidates). The default
-        was "auto" until PivotedQR joined the candidates; on the 31 shared
-        data sets, judged with the labels afterwards, False beat random
-        subsets on 24 and "auto" on 22 (``benchmarks/label_free_route.py``;
-        this comparison was made on the data it is reported on). Reasons
-        beyond that measurement: the criterion judges the columns as given,
-        which is what a user clusters afterwards, and the largest of twice
-        as many noisy z-scores is more often a noisy one. Standardise X
-        yourself (or pass True) when the features are in different units.
-    criterion : {"multiscale_agreement", "cluster_agreement", "knn_preservation", \
-            "reconstruction"}, default="multiscale_agreement"
-        The default was "cluster_agreement" (K only) until 2026-11-25. The
-        eigengap K is often far below the number of classes (2 on ORL with 40
-        people), and at a coarse K a subset that keeps only the coarse split
-        scores as well as one that keeps the finer structure. On the 31 shared
-        data sets, judged with the labels afterwards, the multi-scale criterion
-        chose methods with a mean ACC 1.2 points higher (mean gap to the
-        label-chosen best 4.9 instead of 6.1) and beat random subsets on as
-        many (25 of 31; ``benchmarks/results/label_free_route.md``; decided on
-        the data it is reported on).
+        The ``n_clusters`` a candidate whose scores depend on it (MCFS) is
+        fitted with: each scale of the criterion (K, 2K, 4K, ... up to
+        sqrt(m), m = min(n, 1000)), or K alone.
+    standardize : bool or "auto", default="auto"
+        Work on X standardised to unit variance (True), on X as given (False),
+        or standardise when the features' ranges spread more than
+        :data:`UNITS_SPREAD` apart ("auto", see :func:`scale_spread`). The
+        candidates, the criterion and the verdict all see the same data.
+        With False and features in different units, a ``UserWarning`` says so.
+    criterion : {"multiscale_agreement", "cluster_agreement", \
+            "knn_preservation", "reconstruction"}, default="multiscale_agreement"
+        The label-free criterion of a subset (see :func:`random_subset_test`).
     n_draws : int, default=20
         Random subsets per count for choosing the configuration and the count.
     n_resamples : int, default=10
-        Bootstrap fits for the stability (0 = skip it).
+        Refits on subsamples for the stability (0 skips it).
     alpha : float, default=0.05
-    random_state : int, RandomState or None
+        Level of the verdict's test.
+    random_state : int, RandomState or None, default=0
+        Seeds the criterion's row sample, the random subsets and the
+        resamples; the same seed gives the same result whatever the thread
+        count. :func:`select_features` and ``ufsel select`` use 0 too.
     verbose : int, default=0
         1 prints one line per step, 2 also one line per candidate.
 
@@ -199,14 +201,74 @@ class AutoSelector(BaseSelector):
     n_clusters_ : int
         K, the estimated (or given) number of clusters of the criterion.
     n_features_to_select_ : int
-    ranking_, scores_ : ndarray of shape (n_features,)
-        Those of the chosen configuration.
+        The number of selected features.
+    count_note_ : str or None
+        Why the count differs from the curve's suggestion, when it does.
+    scale_spread_ : float
+        :func:`scale_spread` of X.
+    ranking_ : ndarray of shape (n_features,)
+        The chosen configuration's ranking (1 = best).
+    scores_ : ndarray of shape (n_features,)
+        Its scores (higher is better).
     candidates_ : list of dict
         Every configuration with its mean z-score.
     curve_ : FeatureCountCurve or None
         The feature-count curve (when the count was "auto").
     verdict_ : Verdict
-    selector_ : the chosen fitted selector.
+        The chosen selection against random subsets, with its stability.
+    selector_ : selector
+        The chosen fitted selector.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of str
+        Names of the features seen during fit, when X has string column names.
+
+    See Also
+    --------
+    select_features : Fit an AutoSelector and return it.
+    assess_selection : The verdict for a selection of your own.
+
+    Notes
+    -----
+    ``fit(X)`` does, in order:
+
+    1. K = :func:`estimate_n_clusters` (eigengap of the normalised 10-NN
+       Laplacian), unless given.
+    2. Fits each candidate configuration: each method of ``methods`` at its
+       defaults (and, where its scores depend on ``n_clusters``, at each
+       scale), with ``n_features_to_select`` = 10 % of d. A method whose
+       ranking depends on the count (MCFS) is compared with its ranking for
+       each count (:meth:`~ufsel.base.BaseSelector.fit_rankings`).
+    3. Scores each configuration by the criterion of its top k features, as a
+       z-score against ``n_draws`` random subsets of size k (the same for every
+       configuration), averaged over k = 2 %, 5 % and 10 % of d, and keeps the
+       largest.
+    4. The count: :func:`suggest_n_features` on the chosen ranking (the
+       largest count whose advantage over random subsets is within 10 % of
+       the best), at least :func:`smallest_testable_count`.
+    5. The verdict: the chosen configuration refitted on a random half of the
+       samples, its top k features against 100 random subsets on the other
+       half (sequential: draws stop once the outcome at ``alpha`` is
+       decided), and the stability of the chosen
+       configuration on ``n_resamples`` subsamples of half the rows (at most
+       :data:`STABILITY_ROWS`).
+
+    Every rule above was chosen on the development half of the split in
+    ``experiments/label_free_split.toml``; the validation half's figures are
+    in the guide. The verdict tests the procedure on samples it has not
+    seen, so the chance agreements of one sample do not count for it (on pure
+    noise it says "NO better"); the choice of the configuration is still a
+    best-of-several one, mildly optimistic. Small work (k-means on a row
+    sample) runs on one thread (:mod:`ufsel.utils._threads`).
+
+    Examples
+    --------
+    >>> from ufsel import AutoSelector
+    >>> from ufsel.datasets import make_planted_clusters
+    >>> X, _, informative = make_planted_clusters(random_state=0)
+    >>> sel = AutoSelector(n_resamples=0).fit(X)
+    >>> sel.verdict_.beats_random
+    True
     """
 
     _parameter_constraints: dict = {
@@ -227,12 +289,11 @@ class AutoSelector(BaseSelector):
         "verbose": ["verbose"],
     }
 
-    _min_samples = 4
-
     def __init__(self, n_features_to_select="auto", *, n_clusters="auto", methods=None,
-                 candidate_n_clusters="scales", standardize=False, criterion=DEFAULT_CRITERION,
-                 n_draws=20, n_resamples=10, alpha=0.05, random_state=None, verbose=0):
-        super().__init__(n_features_to_select=n_features_to_select)
+                 candidate_n_clusters="scales", standardize="auto",
+                 criterion=DEFAULT_CRITERION, n_draws=20, n_resamples=10, alpha=0.05,
+                 random_state=0, verbose=0):
+        self.n_features_to_select = n_features_to_select
         self.n_clusters = n_clusters
         self.methods = methods
         self.candidate_n_clusters = candidate_n_clusters
@@ -250,136 +311,184 @@ class AutoSelector(BaseSelector):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
-        """Choose and fit the selection on X (y is ignored: no labels are used).
+        """Choose and fit the selection on X.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The data; no labels are used.
+        y : None
+            Ignored.
 
         Returns
         -------
         self : object
+            The fitted selector.
         """
-        X = self._validate_X(X)
+        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, order="F",
+                          ensure_min_samples=4, ensure_min_features=2)
         n, d = X.shape
-        if d < 2:
-            raise ValueError(f"AutoSelector needs at least 2 features to choose from, got {d}.")
         rng = check_random_state(self.random_state)
         seed = lambda: int(rng.randint(np.iinfo(np.int32).max))  # noqa: E731
+        self.scale_spread_ = scale_spread(X)
+        units_differ = self.scale_spread_ > UNITS_SPREAD
+        std = self.standardize is True or (self.standardize == "auto" and units_differ)
+        if units_differ and not std:
+            warnings.warn(
+                f"The features' ranges differ by a factor of {self.scale_spread_:.3g} (90th over "
+                "10th percentile): distances, k-means and most methods follow the widest "
+                "columns. Standardise X (standardize=True, or --standardize) unless the "
+                "units are comparable.", UserWarning, stacklevel=2)
+        Xw = standardized(X) if std else X
         if self.n_clusters == "auto":
-            self.n_clusters_ = estimate_n_clusters(X, random_state=seed())
+            self.n_clusters_ = estimate_n_clusters(Xw, random_state=seed())
             self._log(1, f"estimated n_clusters = {self.n_clusters_} (eigengap)")
         else:
             self.n_clusters_ = int(self.n_clusters)
         K = min(self.n_clusters_, n - 1)
-        f = make_criterion(X, self.criterion, n_clusters=K, rng=np.random.RandomState(seed()))
-        Xstd = None
+        f = make_criterion(Xw, self.criterion, n_clusters=K, rng=np.random.RandomState(seed()))
         counts = _comparison_counts(d)
         null_rng = np.random.RandomState(seed())
         nulls = {}
-        for k in counts:  # every subset of size k where there are at most n_draws
-            subsets, exact = null_subsets(null_rng, d, int(k), self.n_draws)
-            nulls[int(k)] = (np.array([f(c) for c in subsets]), exact)
-        best = None
-        self.candidates_ = []
-        # a method whose scores depend on n_clusters is a candidate at each scale of the
-        # multi-scale criterion (K, 2K, 4K, ...), or at K alone
-        scales = ((K,) if self.candidate_n_clusters == "estimate"
-                  else agreement_scales(K, min(n, MAX_CRITERION_SAMPLES)))
-        configs = [(name, cls, std, Kc)
-                   for name, cls, std in _candidates(self.methods or DEFAULT_METHODS,
-                                                     self.standardize)
-                   for Kc in (scales if cls()._uses_n_clusters() else (K,))]
-        for name, cls, std, Kc in configs:
-            params = candidate_params(cls, Kc)
-            if std and Xstd is None:
-                Xstd = self._standardized(X)
-            # for the largest compared count; a method whose ranking depends on the
-            # count (MCFS: the LARS cardinality) is compared with its ranking for each
-            # count, as the benchmark evaluates it. fit_rankings fits clones, so such an
-            # estimator stays unfitted until its count is chosen (below).
-            est = cls(**params, n_features_to_select=int(counts[-1]))
-            Xc = Xstd if std else X
-            try:
-                if est._scores_depend_on_count:
-                    rankings = est.fit_rankings(Xc, counts)
-                else:
-                    est.fit(Xc)
-                    rankings = {int(k): est.ranking_ for k in counts}
-            except (ValueError, ArithmeticError) as exc:
-                self._log(2, f"{name} (standardize={std}, {params}) failed: {exc}")
-                self.candidates_.append({"method": name, "standardize": std, "z_score": None,
-                                         "params": params, "error": str(exc)})
-                continue
-            zs = [summarize_null(f(np.sort(np.argsort(rankings[int(k)], kind="stable")[:k])),
-                                 *nulls[int(k)])[2] for k in counts]
-            z = float(np.mean(zs))
-            self.candidates_.append({"method": name, "standardize": std, "z_score": z,
-                                     "params": params})
-            self._log(2, f"{name} (standardize={std}, {params}): mean z = {z:.2f}")
-            if best is None or z > best[0]:
-                best = (z, name, std, params, est, rankings[int(counts[-1])])
-        if best is None:
-            raise ValueError("AutoSelector: every candidate method failed on X; see "
-                             "candidates_ for the errors.")
-        _, name, std, params, est, ranking = best
-        Xc = Xstd if std else X
+        with thread_limit(0):  # k-means on a row sample of a few columns: a small problem
+            for k in counts:  # every subset of size k where there are at most n_draws
+                subsets, exact = null_subsets(null_rng, d, int(k), self.n_draws)
+                nulls[int(k)] = (np.array([f(c) for c in subsets]), exact)
+        best = self._choose(Xw, f, K, counts, nulls, std)
+        _, name, params, est, ranking = best
         self.method_ = name
         self.params_ = {**params, "standardize": std}
         self._log(1, f"chose {name} with {self.params_}")
+        self.count_note_ = None
         if self.n_features_to_select == "auto":
-            self.curve_ = suggest_n_features(X, ranking, n_clusters=K,
+            self.curve_ = suggest_n_features(Xw, ranking, n_clusters=K,
                                              criterion=self.criterion, n_draws=self.n_draws,
                                              random_state=seed(), _criterion_fn=f)
-            self.n_features_to_select_ = self.curve_.n_features
+            k = self.curve_.n_features
+            k_min = smallest_testable_count(d, alpha=self.alpha)
+            if k < k_min:
+                self.count_note_ = (
+                    f"the feature-count curve suggests {k} (its advantage over random subsets "
+                    f"is largest there), fewer than the random-subset test can judge; kept "
+                    f"{k_min}, the smallest count it can")
+                k = k_min
+            self.n_features_to_select_ = k
         else:
             self.curve_ = None
-            self.n_features_to_select_ = self._resolve_n_features(d)
+            k = self.n_features_to_select
+            if isinstance(k, Integral):
+                if k > d:
+                    raise ValueError(f"n_features_to_select={k} is larger than the number of "
+                                     f"features ({d}).")
+                self.n_features_to_select_ = int(k)
+            else:
+                self.n_features_to_select_ = max(1, int(np.floor(k * d * (1.0 + 1e-12))))
         if est._scores_depend_on_count:
             # the chosen count's own ranking (MCFS: LARS stopped at that cardinality)
-            est.set_params(n_features_to_select=self.n_features_to_select_).fit(Xc)
+            with thread_limit(n * d):
+                est.set_params(n_features_to_select=self.n_features_to_select_).fit(Xw)
         self.selector_ = est
-        self._set_scores(est.scores_, X=X)
-        # the chosen selector's own ranking (its tie-breaks) is the authority
+        self.scores_ = est.scores_.copy()
         self.ranking_ = est.ranking_.copy()
         self._log(1, f"n_features_to_select = {self.n_features_to_select_}")
-        self.verdict_ = self._verdict(X, Xc, est, rng=rng)
+        self.verdict_ = self._verdict(Xw, est, rng=rng)
         self._log(1, self.verdict_.summary())
         return self
 
-    @staticmethod
-    def _standardized(X):
-        from scipy import sparse
+    def _choose(self, Xw, f, K, counts, nulls, std):
+        """Fit every candidate configuration; the one with the largest mean z-score."""
+        n, d = Xw.shape
+        scales = ((K,) if self.candidate_n_clusters == "estimate"
+                  else agreement_scales(K, min(n, MAX_CRITERION_SAMPLES)))
+        best = None
+        self.candidates_ = []
+        for name in self.methods or DEFAULT_METHODS:
+            cls = get_selector(name)  # raises with the valid options for an unknown name
+            if std and name == "maxvariance":
+                continue  # every variance is 1 on standardised data
+            for Kc in (scales if cls()._uses_n_clusters() else (K,)):
+                params = candidate_params(cls, Kc)
+                est = cls(**params, n_features_to_select=int(counts[-1]))
+                try:
+                    with thread_limit(n * d):
+                        if est._scores_depend_on_count:
+                            rankings = est.fit_rankings(Xw, counts)
+                        else:
+                            est.fit(Xw)
+                            rankings = {int(k): est.ranking_ for k in counts}
+                except (ValueError, ArithmeticError) as exc:
+                    self._log(2, f"{name} ({params}) failed: {exc}")
+                    self.candidates_.append({"method": name.lower(), "standardize": std,
+                                             "z_score": None, "params": params,
+                                             "error": str(exc)})
+                    continue
+                with thread_limit(0):
+                    zs = [summarize_null(f(np.argsort(rankings[int(k)], kind="stable")[:k]),
+                                         *nulls[int(k)])[2] for k in counts]
+                z = float(np.mean(zs))
+                self.candidates_.append({"method": name.lower(), "standardize": std,
+                                         "z_score": z, "params": params})
+                self._log(2, f"{name} ({params}): mean z = {z:.2f}")
+                if best is None or z > best[0]:
+                    best = (z, name.lower(), params, est, rankings[int(counts[-1])])
+        if best is None:
+            raise ValueError("AutoSelector: every candidate method failed on X; see "
+                             "candidates_ for the errors.")
+        return best
 
-        from ..linalg import column_mean_var, constant_features
-
-        const = constant_features(X)
-        if sparse.issparse(X):  # scale only: centring would densify
-            _, var = column_mean_var(X)
-            scale = np.where(const | (var == 0), 1.0, np.sqrt(var))
-            return sparse.csr_matrix(X @ sparse.diags(1.0 / scale))
-        return _standardize(np.array(X, dtype=np.float64), const)
-
-    def _verdict(self, X, Xfit, est, *, rng):
+    def _verdict(self, Xw, est, *, rng):
         k = self.n_features_to_select_
-        verdict = assess_selection(X, self.ranking_ <= k, method=self.method_,
+        n, d = Xw.shape
+        verdict = assess_selection(Xw, self.ranking_ <= k, estimator=est, method=self.method_,
                                    n_clusters=self.n_clusters_, criterion=self.criterion,
-                                   alpha=self.alpha, random_state=rng)
-        if self.n_resamples > 0 and k < X.shape[1]:
+                                   n_draws=VERDICT_DRAWS, alpha=self.alpha,
+                                   held_out=n >= HELD_OUT_MIN_SAMPLES, random_state=rng)
+        if self.n_resamples > 0 and k < d:
             template = est.__class__(**{**est.get_params(), "n_features_to_select": k})
-            stability = selection_stability(template, Xfit, n_resamples=max(2, self.n_resamples),
-                                            random_state=rng)
+            with thread_limit(n * d):
+                stability = selection_stability(
+                    template, Xw, n_resamples=max(2, self.n_resamples),
+                    subsample=min(0.5, STABILITY_ROWS / n), random_state=rng)
             verdict = dataclasses.replace(verdict, stability=stability)
         return verdict
 
-    def _fit(self, X):  # pragma: no cover - fit is overridden
-        raise NotImplementedError
+    @staticmethod
+    def _standardized(X):
+        return standardized(X)
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "ranking_")
+        return self.ranking_ <= self.n_features_to_select_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.allow_nan = False
+        tags.target_tags.required = False
+        return tags
 
 
 def select_features(X, **kwargs):
-    """Fit an :class:`AutoSelector` on X (keyword arguments are its parameters) and return it.
+    """Choose the method, K and the count without labels, and fit the selection.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The data; no labels are used.
+    **kwargs : dict
+        :class:`AutoSelector`'s parameters (``random_state`` defaults to 0, as
+        in ``ufsel select``).
+
+    Returns
+    -------
+    selector : AutoSelector
+        The fitted selector, with its ``verdict_``.
 
     Examples
     --------
     >>> from ufsel.datasets import make_planted_clusters
     >>> X, _, informative = make_planted_clusters(random_state=0)
-    >>> sel = select_features(X, random_state=0)
+    >>> sel = select_features(X, n_resamples=0)
     >>> sel.verdict_.beats_random
     True
     """

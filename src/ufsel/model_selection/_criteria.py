@@ -60,6 +60,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import adjusted_rand_score
 
 from ..linalg import constant_features
+from ..utils import thread_limit
 
 __all__ = ["CRITERIA", "DEFAULT_CRITERION", "agreement_scales", "make_criterion"]
 
@@ -153,6 +154,26 @@ class _ClusterAgreement:
                               for K, ref in zip(self.scales, self.reference)]))
 
 
+class _Memoized:
+    """A criterion evaluated once per distinct subset.
+
+    The same subset recurs: candidate methods often rank the same top
+    features, and every subset of a small size is enumerated for the exact
+    null. Callers evaluate it under ``thread_limit(0)``: k-means on a row
+    sample of a few columns is a small problem (:mod:`ufsel.utils._threads`).
+    """
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.cache = {}
+
+    def __call__(self, cols):
+        key = tuple(int(c) for c in np.sort(np.asarray(cols)))
+        if key not in self.cache:
+            self.cache[key] = self.fn(np.asarray(key, dtype=np.intp))
+        return self.cache[key]
+
+
 class _Reconstruction:
     def __init__(self, Xr):
         self.Xr = Xr
@@ -199,14 +220,17 @@ def make_criterion(X, criterion=DEFAULT_CRITERION, *, n_clusters=None, n_neighbo
         Xr = _standardize(Xr, const)
     else:
         Xr = Xr - Xr.mean(axis=0)
-    if criterion == "knn_preservation":
-        return _KnnPreservation(Xr, n_neighbors)
-    if criterion in ("cluster_agreement", "multiscale_agreement"):
-        if n_clusters is None:
-            from ._n_clusters import estimate_n_clusters
+    if criterion in ("cluster_agreement", "multiscale_agreement") and n_clusters is None:
+        from ._n_clusters import estimate_n_clusters
 
-            n_clusters = estimate_n_clusters(X, random_state=rng)
-        scales = ((n_clusters,) if criterion == "cluster_agreement"
-                  else agreement_scales(n_clusters, Xr.shape[0]))
-        return _ClusterAgreement(Xr, scales, int(rng.randint(2**31 - 1)), n_init)
-    return _Reconstruction(Xr)
+        n_clusters = estimate_n_clusters(X, random_state=rng)
+    with thread_limit(0):
+        if criterion == "knn_preservation":
+            fn = _KnnPreservation(Xr, n_neighbors)
+        elif criterion in ("cluster_agreement", "multiscale_agreement"):
+            scales = ((n_clusters,) if criterion == "cluster_agreement"
+                      else agreement_scales(n_clusters, Xr.shape[0]))
+            fn = _ClusterAgreement(Xr, scales, int(rng.randint(2**31 - 1)), n_init)
+        else:
+            fn = _Reconstruction(Xr)
+    return _Memoized(fn)

@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils import check_array, check_random_state
 
 from ._criteria import DEFAULT_CRITERION, MAX_CRITERION_SAMPLES, make_criterion
+from ..utils import thread_limit
 from ._random_subset import null_subsets, summarize_null
 
-__all__ = ["FeatureCountCurve", "suggest_n_features", "default_counts", "DEFAULT_RATIOS"]
+__all__ = ["FeatureCountCurve", "suggest_n_features", "default_counts", "DEFAULT_RATIOS",
+           "DEFAULT_TOLERANCE", "DEFAULT_N_SE", "DEFAULT_PREFER"]
+
+#: The plateau rule's defaults (chosen on the development half of the split,
+#: ``benchmarks/label_free/split.toml``).
+DEFAULT_TOLERANCE = 0.0
+DEFAULT_N_SE = 2.0
+DEFAULT_PREFER = "most"
 
 #: Fractions of d tried by default (with every count when d <= 20).
 DEFAULT_RATIOS = (0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5)
@@ -44,6 +52,10 @@ class FeatureCountCurve:
         ``values - null_mean``: the ranking's advantage over chance at each count.
     criterion : str
     tolerance : float
+    prefer : str
+        The plateau rule's end (see :func:`suggest_n_features`).
+    n_se : float
+        The plateau rule's margin in standard errors.
     """
 
     n_features: int
@@ -54,6 +66,8 @@ class FeatureCountCurve:
     excess: np.ndarray
     criterion: str
     tolerance: float
+    prefer: str = DEFAULT_PREFER
+    n_se: float = DEFAULT_N_SE
 
     @property
     def z_scores(self):
@@ -65,14 +79,19 @@ class FeatureCountCurve:
                 f"criterion={self.criterion!r})")
 
 
-def _rule(counts, values, tolerance):
-    best = values.max()
-    ok = values >= best - tolerance * abs(best)
-    return int(counts[np.argmax(ok)])
+def _rule(counts, excess, se, tolerance, n_se, prefer):
+    i = int(np.argmax(excess))
+    best = excess[i]
+    # within tolerance of the best, or not told apart from it by n_se standard errors
+    margin = np.maximum(tolerance * abs(best), n_se * np.sqrt(se[i] ** 2 + se ** 2))
+    ok = np.flatnonzero(excess >= best - margin)
+    return int(counts[ok[0] if prefer == "fewest" else ok[-1]])
 
 
 def suggest_n_features(X, ranking, *, n_clusters=None, counts=None, criterion=DEFAULT_CRITERION,
-                       tolerance=0.05, n_draws=10, n_neighbors=10,
+                       tolerance=DEFAULT_TOLERANCE, n_se=DEFAULT_N_SE, prefer=DEFAULT_PREFER,
+                       n_draws=10,
+                       n_neighbors=10,
                        max_samples=MAX_CRITERION_SAMPLES,
                        random_state=None, _criterion_fn=None):
     """Suggest how many of a ranking's top features to keep, without labels.
@@ -84,9 +103,13 @@ def suggest_n_features(X, ranking, *, n_clusters=None, counts=None, criterion=DE
     subsets of k features. The rule (a plateau rule on the advantage over
     chance):
 
-        n_features = the smallest k whose excess over random,
-        ``values(k) - null_mean(k)``, is at least ``(1 - tolerance)`` times the
-        largest excess on the grid.
+        n_features = the largest (``prefer="most"``) or smallest
+        (``prefer="fewest"``) k on the plateau of the excess over random,
+        ``values(k) - null_mean(k)``: the counts whose excess is within
+        ``tolerance`` times the largest excess of it, or within ``n_se``
+        standard errors of the difference (each excess's standard error is
+        ``null_std(k) / sqrt(n_draws)``), so that chance differences between
+        the counts do not decide.
 
     Why the excess and not the criterion itself: any subset's criterion grows
     towards its value for all features as k grows (random subsets of half the
@@ -95,11 +118,14 @@ def suggest_n_features(X, ranking, *, n_clusters=None, counts=None, criterion=DE
     features no longer matters, and a subset of that size cannot be told
     apart from a random one. The excess is about 0 there and at counts where
     the ranking is no better than chance, and largest where the ranking's
-    choice matters most; the smallest count within ``tolerance`` of its
-    maximum prefers fewer features when more add nothing. On planted data
-    (ten weakly informative features among noise) it suggests about the
-    planted count; when one or two strong features already recover the
-    clusters it suggests one or two (``tests/test_model_selection.py``).
+    choice matters most. The plateau of the excess is often wide: when two
+    strong features already recover the clusters, further informative
+    features add little agreement, and the excess stays near its maximum
+    until random subsets catch up. The default keeps the plateau's largest
+    count, every feature that still adds as much over chance, rather than its
+    smallest; the smallest one (``prefer="fewest"``) keeps one or two features
+    on such data, too few for the random-subset test to tell anything
+    (``docs/guide/label_free.md``).
 
     Parameters
     ----------
@@ -116,7 +142,14 @@ def suggest_n_features(X, ranking, *, n_clusters=None, counts=None, criterion=DE
         every count below d when d <= 20).
     criterion : {"multiscale_agreement", "cluster_agreement", "knn_preservation", \
             "reconstruction"}, default="multiscale_agreement"
-    tolerance : float, default=0.05
+    tolerance : float, default=0.0
+        Relative shortfall from the largest excess that still counts as on
+        the plateau.
+    n_se : float, default=2.0
+        Shortfall, in standard errors of the difference, that still counts as
+        on the plateau.
+    prefer : {"most", "fewest"}, default="most"
+        Which end of the plateau to suggest.
     n_draws : int, default=10
         Random subsets per count.
     n_neighbors, max_samples : see :func:`random_subset_test`.
@@ -137,6 +170,11 @@ def suggest_n_features(X, ranking, *, n_clusters=None, counts=None, criterion=DE
         )
     if not 0 <= tolerance < 1:
         raise ValueError(f"tolerance must be in [0, 1), got {tolerance!r}.")
+    if not isinstance(n_se, Real) or isinstance(n_se, bool) or n_se < 0:
+        raise ValueError(f"n_se must be a number >= 0, got {n_se!r}.")
+    if prefer not in ("most", "fewest"):
+        raise ValueError(f"prefer={prefer!r} not understood, valid options are "
+                         "{'most', 'fewest'}.")
     if not isinstance(n_draws, Integral) or isinstance(n_draws, bool) or n_draws < 2:
         raise ValueError(f"n_draws must be an integer >= 2, got {n_draws!r}.")
     if counts is None:
@@ -151,12 +189,16 @@ def suggest_n_features(X, ranking, *, n_clusters=None, counts=None, criterion=DE
                                         rng=rng)
     order = np.argsort(ranking, kind="stable")
     values, mean, std = (np.empty(counts.size) for _ in range(3))
-    for i, k in enumerate(counts):
-        values[i] = f(np.sort(order[:k]))
-        subsets, exact = null_subsets(rng, d, int(k), n_draws)
-        mean[i], std[i], _, _ = summarize_null(values[i], np.array([f(c) for c in subsets]),
-                                               exact)
+    with thread_limit(0):  # k-means on a row sample of a few columns: a small problem
+        for i, k in enumerate(counts):
+            values[i] = f(np.sort(order[:k]))
+            subsets, exact = null_subsets(rng, d, int(k), n_draws)
+            mean[i], std[i], _, _ = summarize_null(values[i], np.array([f(c) for c in subsets]),
+                                                   exact)
     excess = values - mean
-    return FeatureCountCurve(n_features=_rule(counts, excess, tolerance), counts=counts,
+    se = std / np.sqrt(n_draws)
+    return FeatureCountCurve(n_features=_rule(counts, excess, se, tolerance, n_se, prefer),
+                             counts=counts,
                              values=values, null_mean=mean, null_std=std, excess=excess,
-                             criterion=criterion, tolerance=tolerance)
+                             criterion=criterion, tolerance=tolerance, prefer=prefer,
+                             n_se=n_se)

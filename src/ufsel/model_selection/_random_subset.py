@@ -11,6 +11,7 @@ import numpy as np
 from sklearn.utils import check_array, check_random_state
 
 from ..evaluation._protocol import check_selected
+from ..utils import thread_limit
 from ._criteria import DEFAULT_CRITERION, MAX_CRITERION_SAMPLES, make_criterion
 
 __all__ = ["RandomSubsetTest", "random_subset_test", "support_indices"]
@@ -41,6 +42,10 @@ class RandomSubsetTest:
         Size of the subset.
     exact : bool
         ``null`` holds every subset of this size (the p-value is exact).
+    max_draws : int or None
+        With a sequential test (:func:`subset_test` with ``alpha``), the number
+        of draws it would have made; ``null`` then holds the draws it made
+        before the outcome at ``alpha`` was decided. None otherwise.
     """
 
     statistic: float
@@ -52,13 +57,16 @@ class RandomSubsetTest:
     criterion: str
     n_features: int
     exact: bool = False
+    max_draws: int | None = None
 
     @property
     def min_p_value(self):
         """The smallest p-value this test can give: ``1 / n_subsets`` when exact,
         ``1 / (1 + n_draws)`` otherwise. When it exceeds a level alpha, no subset
         of this size can be shown to beat random ones at that level."""
-        return 1.0 / self.null.size if self.exact else 1.0 / (1.0 + self.null.size)
+        if self.exact:
+            return 1.0 / self.null.size
+        return 1.0 / (1.0 + (self.null.size if self.max_draws is None else self.max_draws))
 
     def __repr__(self):
         return (f"RandomSubsetTest(criterion={self.criterion!r}, k={self.n_features}, "
@@ -91,6 +99,14 @@ def random_draws(rng, n_features, size, n_draws):
     return [np.sort(rng.choice(n_features, size, replace=False)) for _ in range(n_draws)]
 
 
+def _enumerable(n_features, size, n_draws):
+    """Whether there are at most ``n_draws`` subsets of ``size`` columns."""
+    # C(d, k) >= d for 0 < k < d, so only d <= n_draws (or k in {0, d}) can qualify;
+    # checking that first keeps math.comb off huge d (C(10**6, 10**5) takes 0.45 s)
+    return (size in (0, n_features) or n_features <= n_draws
+            and math.comb(n_features, size) <= n_draws)
+
+
 def null_subsets(rng, n_features, size, n_draws):
     """The subsets of the null distribution, and whether they are all of them.
 
@@ -98,24 +114,45 @@ def null_subsets(rng, n_features, size, n_draws):
     most ``n_draws`` (the null is then exact, and small: 13 subsets of one of wine's 13
     features), otherwise ``n_draws`` uniform random draws (:func:`random_draws`).
     """
-    # C(d, k) >= d for 0 < k < d, so only d <= n_draws (or k in {0, d}) can qualify;
-    # checking that first keeps math.comb off huge d (C(10**6, 10**5) takes 0.45 s)
-    few = (size in (0, n_features) or n_features <= n_draws
-           and math.comb(n_features, size) <= n_draws)
-    if few:
+    if _enumerable(n_features, size, n_draws):
         return [np.array(c) for c in itertools.combinations(range(n_features), size)], True
     return random_draws(rng, n_features, size, n_draws), False
 
 
-def subset_test(f, cols, n_features, n_draws, rng, criterion):
-    """:class:`RandomSubsetTest` of the columns ``cols`` by the criterion function ``f``."""
+def subset_test(f, cols, n_features, n_draws, rng, criterion, *, alpha=None):
+    """:class:`RandomSubsetTest` of the columns ``cols`` by the criterion function ``f``.
+
+    With ``alpha``, random draws stop as soon as the outcome at level ``alpha`` is
+    decided (Besag & Clifford, 1991): once ``h`` draws score at least as high as the
+    selection, where ``h`` is the smallest count with ``(1 + h) / (1 + n_draws) > alpha``,
+    no further draws can bring the p-value to ``alpha``. The p-value is then the
+    sequential one, ``h / draws made``, above ``alpha`` like the full test's; a
+    selection that beats random subsets still gets all ``n_draws`` draws, and its
+    p-value is the one of the full test.
+    """
     stat = f(cols)
-    subsets, exact = null_subsets(rng, n_features, cols.size, n_draws)
-    null = np.array([f(c) for c in subsets])
-    mean, std, z, p = summarize_null(stat, null, exact)
+    if alpha is None or _enumerable(n_features, cols.size, n_draws):
+        subsets, exact = null_subsets(rng, n_features, cols.size, n_draws)
+        null = np.array([f(c) for c in subsets])
+        mean, std, z, p = summarize_null(stat, null, exact)
+        return RandomSubsetTest(statistic=stat, null=null, null_mean=mean, null_std=std,
+                                z_score=z, p_value=p, criterion=criterion,
+                                n_features=int(cols.size), exact=exact)
+    # at least one hit: with none, no subset of this size could reach alpha anyway
+    stop = max(1, next(h for h in range(n_draws + 2) if (1.0 + h) / (1.0 + n_draws) > alpha))
+    null = []
+    for _ in range(n_draws):
+        null.append(f(random_draws(rng, n_features, cols.size, 1)[0]))
+        hits = sum(v >= stat for v in null)
+        if hits >= stop and len(null) < n_draws:
+            break
+    null = np.array(null)
+    mean, std, z, p = summarize_null(stat, null, False)
+    if null.size < n_draws:
+        p = float(np.count_nonzero(null >= stat) / null.size)
     return RandomSubsetTest(statistic=stat, null=null, null_mean=mean, null_std=std, z_score=z,
                             p_value=p, criterion=criterion, n_features=int(cols.size),
-                            exact=exact)
+                            exact=False, max_draws=int(n_draws))
 
 
 def random_subset_test(X, support, *, criterion=DEFAULT_CRITERION, n_draws=100,
@@ -184,4 +221,5 @@ def random_subset_test(X, support, *, criterion=DEFAULT_CRITERION, n_draws=100,
     rng = check_random_state(random_state)
     f = make_criterion(X, criterion, n_clusters=n_clusters, n_neighbors=n_neighbors,
                        max_samples=max_samples, rng=rng)
-    return subset_test(f, cols, d, n_draws, rng, criterion)
+    with thread_limit(0):  # k-means on a row sample of a few columns: a small problem
+        return subset_test(f, cols, d, n_draws, rng, criterion)

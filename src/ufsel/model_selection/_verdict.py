@@ -6,8 +6,10 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
+from sklearn.base import clone
 from sklearn.utils import check_array, check_random_state
 
+from ..utils import thread_limit
 from ._criteria import CRITERIA, DEFAULT_CRITERION, make_criterion
 from ._random_subset import RandomSubsetTest, subset_test, support_indices
 from ._stability import Stability, selection_stability
@@ -35,8 +37,14 @@ class Verdict:
         False when there are fewer than 1 / alpha such subsets (every one of
         them is then compared, ``test.exact``), e.g. one feature of 13.
     alpha : float
+        Level of the test.
     method : str
+        Name of the method, for the summary.
     n_features : int
+        Size of the selection.
+    held_out : bool
+        Whether the test judged a selection made the same way on half the
+        samples, on the other half (see :func:`assess_selection`).
     """
 
     stability: Stability | None
@@ -45,6 +53,7 @@ class Verdict:
     alpha: float
     method: str
     n_features: int
+    held_out: bool = False
 
     @property
     def z_score(self):
@@ -63,8 +72,11 @@ class Verdict:
         crit = self.test.criterion.replace("_", " ")
         noun = "feature" if self.n_features == 1 else "features"
         verb = "it scores" if self.n_features == 1 else "they score"
+        where = (f"{self.n_features} {noun} chosen the same way on half the samples "
+                 f"score{'s' if self.n_features == 1 else ''}, on the other half,"
+                 if self.held_out else verb)
         head = (f"{self.method} selected {self.n_features} {noun}. By the label-free "
-                f"{crit} criterion {verb} {self.test.statistic:.3f} against "
+                f"{crit} criterion {where} {self.test.statistic:.3f} against "
                 f"{self.test.null_mean:.3f} +- {self.test.null_std:.3f} for "
                 + (f"all {self.test.null.size} subsets" if self.test.exact
                    else f"{self.test.null.size} random subsets")
@@ -81,7 +93,8 @@ class Verdict:
         else:
             body = ("The selection is NO better than a random subset of the same size: "
                     "a random choice of features would serve as well, so do not read "
-                    "meaning into these particular features. ")
+                    "meaning into these particular features. Keep every feature or, to "
+                    "reduce their number, take the least redundant ones (PivotedQR). ")
         if self.stability is not None:
             s = self.stability
             body += (f"Stability under resampling (Nogueira et al.): {s.value:.2f} "
@@ -97,7 +110,7 @@ class Verdict:
 
 def assess_selection(X, support, *, estimator=None, method=None, n_clusters=None,
                      criterion=DEFAULT_CRITERION, n_draws=100, n_resamples=0, alpha=0.05,
-                     random_state=0):
+                     held_out=False, random_state=0):
     """Judge a feature selection without labels: random-subset test and stability.
 
     Parameters
@@ -125,6 +138,15 @@ def assess_selection(X, support, *, estimator=None, method=None, n_clusters=None
         Bootstrap refits for the stability; 0 skips it.
     alpha : float, default=0.05
         Level of the test, and ``1 - alpha`` for the stability's interval.
+    held_out : bool, default=False
+        Test the procedure on held-out samples: ``estimator`` is refitted on
+        a random half of the rows (at the selection's size), and its selection
+        is tested on the other half, whose criterion it has never seen. A
+        selection and its test on the same samples share their chance
+        fluctuations: on pure noise the features that happen to agree with
+        the sample's own clustering beat random subsets of that sample, yet
+        not on new samples. Needs ``estimator`` and at least 20 samples;
+        ``support`` is then only used for its size.
     random_state : int, RandomState or None, default=0
         Seeds the row sample of the criterion, the random subsets and the
         resamples.
@@ -161,12 +183,26 @@ def assess_selection(X, support, *, estimator=None, method=None, n_clusters=None
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}.")
     if n_resamples > 0 and estimator is None:
         raise ValueError("the stability (n_resamples > 0) refits the selector: pass estimator.")
+    if held_out and (estimator is None or n < 20):
+        raise ValueError("held_out=True refits the selector on half the samples: pass "
+                         f"estimator, and at least 20 samples (got {n}).")
     cols = support_indices(support, d)
     rng = check_random_state(random_state)
-    f = make_criterion(X, criterion, n_clusters=None if n_clusters is None
-                       else int(min(n_clusters, n - 1)),
+    Xt = X
+    if held_out:
+        rows = rng.permutation(n)
+        fit_rows, test_rows = np.sort(rows[: n // 2]), np.sort(rows[n // 2:])
+        half = clone(estimator).set_params(n_features_to_select=int(cols.size))
+        if "random_state" in half.get_params():
+            half.set_params(random_state=int(rng.randint(2**31 - 1)))
+        with thread_limit(n * d):
+            cols = support_indices(half.fit(X[fit_rows]).get_support(), d)
+        Xt = X[test_rows]
+    f = make_criterion(Xt, criterion, n_clusters=None if n_clusters is None
+                       else int(min(n_clusters, Xt.shape[0] - 1)),
                        rng=np.random.RandomState(rng.randint(2**31 - 1)))
-    test = subset_test(f, cols, d, n_draws, rng, criterion)
+    with thread_limit(0):  # k-means on a row sample of a few columns: a small problem
+        test = subset_test(f, cols, d, n_draws, rng, criterion, alpha=alpha)
     stability = None
     if n_resamples > 0 and cols.size < d:
         template = estimator.__class__(**{**estimator.get_params(),
@@ -177,4 +213,4 @@ def assess_selection(X, support, *, estimator=None, method=None, n_clusters=None
         method = "the selection" if estimator is None else type(estimator).__name__
     return Verdict(stability=stability, test=test,
                    beats_random=bool(test.p_value <= alpha and test.z_score > 0),
-                   alpha=alpha, method=method, n_features=int(cols.size))
+                   alpha=alpha, method=method, n_features=int(cols.size), held_out=held_out)

@@ -145,7 +145,16 @@ def thread_limit(size):
     if n is None:
         yield
         return
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=n):
+    with _controller().limit(limits=n):
         yield
+
+
+def _controller():
+    """One ``threadpoolctl.ThreadpoolController`` for the process: building one inspects
+    every loaded library (milliseconds), its ``limit`` then costs microseconds."""
+    ctl = getattr(_controller, "cached", None)
+    if ctl is None:
+        from threadpoolctl import ThreadpoolController
+
+        ctl = _controller.cached = ThreadpoolController()
+    return ctl

@@ -316,7 +316,7 @@ def test_auto_selector_planted():
     assert sel.verdict_.beats_random
     support = np.flatnonzero(sel.get_support())
     assert support.size == sel.n_features_to_select_
-    assert np.isin(support, informative).all()  # only planted features are selected
+    assert np.isin(informative, support).all()  # every planted feature is selected
     top5 = np.flatnonzero(sel.ranking_ <= 5)
     assert np.isin(informative, top5).sum() >= 4  # and they are ranked first
     assert sel.transform(X).shape == (200, sel.n_features_to_select_)
@@ -362,7 +362,7 @@ def test_auto_selector_default_candidates_and_standardisation():
                 for k in ((3, 6) if m == "mcfs" else (3,) if m == "spec" else (None,))]
     assert [(c["method"], c["params"].get("n_clusters")) for c in sel.candidates_] == expected
     assert "pivotedqr" in DEFAULT_METHODS
-    assert not any(c["standardize"] for c in sel.candidates_)
+    assert not any(c["standardize"] for c in sel.candidates_)  # one unit: not standardised
     assert sel.params_["standardize"] is False
     # the chosen configuration is the candidate with the largest mean z-score
     best = max(sel.candidates_, key=lambda c: c["z_score"])
@@ -376,10 +376,11 @@ def test_auto_selector_default_candidates_and_standardisation():
     z = {(c["method"], c["params"].get("n_clusters")): c["z_score"] for c in sel.candidates_}
     for c in one.candidates_:
         assert c["z_score"] == z[(c["method"], c["params"].get("n_clusters"))]
-    both = AutoSelector(n_features_to_select=3, n_clusters=3, n_resamples=0, standardize="auto",
-                        candidate_n_clusters="estimate", random_state=0).fit(X)
-    assert len(both.candidates_) == 2 * len(DEFAULT_METHODS) - 1
-    assert not any(c["standardize"] for c in both.candidates_ if c["method"] == "maxvariance")
+    std = AutoSelector(n_features_to_select=3, n_clusters=3, n_resamples=0, standardize=True,
+                       candidate_n_clusters="estimate", random_state=0).fit(X)
+    # every variance is 1 on standardised data: MaxVariance is no candidate there
+    assert [c["method"] for c in std.candidates_] == list(DEFAULT_METHODS[1:])
+    assert all(c["standardize"] for c in std.candidates_) and std.params_["standardize"]
     with pytest.raises(ValueError, match="candidate_n_clusters"):
         AutoSelector(candidate_n_clusters="all").fit(X)
 
@@ -447,3 +448,65 @@ def test_assess_selection_judges_any_selection():
         assess_selection(X, informative, n_resamples=3)
     with pytest.raises(ValueError, match="n_draws"):
         assess_selection(X, informative, n_draws=1)
+
+
+def test_auto_selector_units():
+    # planted clusters, one noise column in units a thousand times larger
+    X, _, informative = make_planted_clusters(150, 4, 16, 3, random_state=0)
+    X[:, 0] *= 1000.0
+    X[:, 5] *= 1000.0
+    assert ufsel.model_selection.scale_spread(X) > ufsel.model_selection.UNITS_SPREAD
+    auto = AutoSelector(n_features_to_select=4, n_clusters=3, n_resamples=0).fit(X)
+    assert auto.params_["standardize"] is True
+    with pytest.warns(UserWarning, match="Standardise X"):
+        raw = AutoSelector(n_features_to_select=4, n_clusters=3, n_resamples=0,
+                           standardize=False).fit(X)
+    assert raw.params_["standardize"] is False
+    one_unit, _, _ = make_planted_clusters(150, 4, 16, 3, random_state=0)
+    assert ufsel.model_selection.scale_spread(one_unit) < 3
+
+
+def test_smallest_testable_count():
+    from ufsel.model_selection import smallest_testable_count
+
+    assert smallest_testable_count(13) == 2  # 13 single features, 78 pairs
+    assert smallest_testable_count(19) == 2 and smallest_testable_count(20) == 1
+    assert smallest_testable_count(500) == 1
+    assert smallest_testable_count(3) == 3  # three pairs, three singles: never testable
+    # the route raises a curve's count of one on wine-like data and says why
+    X, _, _ = make_planted_clusters(120, 1, 12, 3, separation=8.0, noise_scale=0.5,
+                                    random_state=0)
+    sel = AutoSelector(n_resamples=0, n_clusters=3).fit(X)
+    assert sel.n_features_to_select_ >= 2 and sel.verdict_.testable
+    if sel.curve_.n_features < 2:
+        assert "smallest count" in sel.count_note_
+
+
+def test_select_features_default_seed_matches_the_cli():
+    X, _, _ = make_planted_clusters(120, 3, 12, 3, random_state=1)
+    a = select_features(X, n_resamples=0)
+    b = select_features(X, n_resamples=0)
+    assert np.array_equal(a.ranking_, b.ranking_)
+    assert a.n_features_to_select_ == b.n_features_to_select_
+    assert AutoSelector().random_state == 0
+
+
+def test_auto_selector_deterministic_across_thread_counts():
+    from threadpoolctl import threadpool_limits
+
+    X, _, _ = make_planted_clusters(300, 5, 40, 4, random_state=3)
+    runs = []
+    for threads in (1, 2):
+        with threadpool_limits(limits=threads):
+            sel = AutoSelector(n_resamples=2).fit(X)
+        runs.append((sel.method_, sel.n_features_to_select_, sel.ranking_.tolist(),
+                     sel.verdict_.p_value, [c["z_score"] for c in sel.candidates_]))
+    assert runs[0] == runs[1]
+
+
+def test_auto_selector_says_nothing_beats_random_on_noise():
+    X = np.random.RandomState(0).standard_normal((200, 30))
+    sel = select_features(X, n_resamples=0)
+    assert not sel.verdict_.beats_random
+    text = sel.verdict_.summary()
+    assert "NO better than a random subset" in text and "PivotedQR" in text
