@@ -8,8 +8,8 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils import check_array, check_random_state
 
-from ._criteria import DEFAULT_CRITERION, MAX_CRITERION_SAMPLES, make_criterion
 from ..utils import thread_limit
+from ._criteria import DEFAULT_CRITERION, MAX_CRITERION_SAMPLES, make_criterion
 from ._random_subset import null_subsets, summarize_null
 
 __all__ = ["FeatureCountCurve", "suggest_n_features", "default_counts", "DEFAULT_RATIOS",
