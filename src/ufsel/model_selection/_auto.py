@@ -189,7 +189,8 @@ class AutoSelector(SelectorMixin, BaseEstimator):
         resamples; the same seed gives the same result whatever the thread
         count. :func:`select_features` and ``ufsel select`` use 0 too.
     verbose : int, default=0
-        1 prints one line per step, 2 also one line per candidate.
+        1 prints one line per decision, 2 also one per step and candidate, 3 also one
+        per fit.
 
     Attributes
     ----------
@@ -305,7 +306,12 @@ class AutoSelector(SelectorMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
 
+    #: Called with a short description of each step (the CLI's progress line).
+    _progress = None
+
     def _log(self, level, msg):
+        if self._progress is not None:
+            self._progress(msg)
         if self.verbose >= level:
             print(f"[AutoSelector] {msg}", flush=True)
 
@@ -340,6 +346,7 @@ class AutoSelector(SelectorMixin, BaseEstimator):
                 "columns. Standardise X (standardize=True, or --standardize) unless the "
                 "units are comparable.", UserWarning, stacklevel=2)
         Xw = standardized(X) if std else X
+        self._log(2, "estimating the number of clusters")
         if self.n_clusters == "auto":
             self.n_clusters_ = estimate_n_clusters(Xw, random_state=seed())
             self._log(1, f"estimated n_clusters = {self.n_clusters_} (eigengap)")
@@ -361,12 +368,13 @@ class AutoSelector(SelectorMixin, BaseEstimator):
         self._log(1, f"chose {name} with {self.params_}")
         self.count_note_ = None
         if self.n_features_to_select == "auto":
+            self._log(2, "the feature-count curve")
             self.curve_ = suggest_n_features(Xw, ranking, n_clusters=K,
                                              criterion=self.criterion, n_draws=self.n_draws,
                                              random_state=seed(), _criterion_fn=f)
             k = self.curve_.n_features
             k_min = smallest_testable_count(d, alpha=self.alpha)
-            if k < k_min:
+            if k < k_min < d:  # (with too few features for any count, the verdict says so)
                 self.count_note_ = (
                     f"the feature-count curve suggests {k} (its advantage over random subsets "
                     f"is largest there), fewer than the random-subset test can judge; kept "
@@ -408,6 +416,7 @@ class AutoSelector(SelectorMixin, BaseEstimator):
                 continue  # every variance is 1 on standardised data
             for Kc in (scales if cls()._uses_n_clusters() else (K,)):
                 params = candidate_params(cls, Kc)
+                self._log(3, f"fitting candidate {name} {params}")
                 est = cls(**params, n_features_to_select=int(counts[-1]))
                 try:
                     with thread_limit(n * d):
@@ -438,6 +447,7 @@ class AutoSelector(SelectorMixin, BaseEstimator):
 
     def _verdict(self, Xw, est, *, rng):
         k = self.n_features_to_select_
+        self._log(2, "the verdict: held-out random-subset test and stability")
         n, d = Xw.shape
         verdict = assess_selection(Xw, self.ranking_ <= k, estimator=est, method=self.method_,
                                    n_clusters=self.n_clusters_, criterion=self.criterion,

@@ -56,6 +56,8 @@ class FeatureCountCurve:
         The plateau rule's end (see :func:`suggest_n_features`).
     n_se : float
         The plateau rule's margin in standard errors.
+    n_draws : int
+        Random subsets per count.
     """
 
     n_features: int
@@ -68,6 +70,26 @@ class FeatureCountCurve:
     tolerance: float
     prefer: str = DEFAULT_PREFER
     n_se: float = DEFAULT_N_SE
+    n_draws: int = 10
+
+    def suggest(self, *, tolerance=None, n_se=None, prefer=None):
+        """The count the plateau rule gives on this curve with other settings.
+
+        Parameters
+        ----------
+        tolerance, n_se, prefer : optional
+            As in :func:`suggest_n_features`; None keeps the curve's own.
+
+        Returns
+        -------
+        n_features : int
+            The suggested count.
+        """
+        n_draws = getattr(self, "n_draws", 10)
+        return _rule(self.counts, self.excess, self.null_std / np.sqrt(n_draws),
+                     self.tolerance if tolerance is None else tolerance,
+                     self.n_se if n_se is None else n_se,
+                     self.prefer if prefer is None else prefer)
 
     @property
     def z_scores(self):
@@ -201,4 +223,4 @@ def suggest_n_features(X, ranking, *, n_clusters=None, counts=None, criterion=DE
                              counts=counts,
                              values=values, null_mean=mean, null_std=std, excess=excess,
                              criterion=criterion, tolerance=tolerance, prefer=prefer,
-                             n_se=n_se)
+                             n_se=n_se, n_draws=int(n_draws))

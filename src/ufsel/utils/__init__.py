@@ -2,6 +2,7 @@
 
 from ._atomic import atomic_open, atomic_write_text, default_file_mode
 from ._optional import import_optional, is_dask_array, optional_available
+from ._progress import ProgressLine
 from ._threads import (
     SMALL_PROBLEM_SIZE,
     config_context,
@@ -12,6 +13,7 @@ from ._threads import (
 )
 
 __all__ = [
+    "ProgressLine",
     "SMALL_PROBLEM_SIZE",
     "config_context",
     "get_config",

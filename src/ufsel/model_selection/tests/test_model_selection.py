@@ -491,9 +491,12 @@ def test_select_features_default_seed_matches_the_cli():
     assert AutoSelector().random_state == 0
 
 
-def test_auto_selector_deterministic_across_thread_counts():
+@pytest.mark.parametrize("policy", ["default", "every problem large"])
+def test_auto_selector_deterministic_across_thread_counts(policy, monkeypatch):
     from threadpoolctl import threadpool_limits
 
+    if policy != "default":  # the candidates and k-means then run on the caller's threads
+        monkeypatch.setattr("ufsel.utils._threads.SMALL_PROBLEM_SIZE", -1)
     X, _, _ = make_planted_clusters(300, 5, 40, 4, random_state=3)
     runs = []
     for threads in (1, 2):
@@ -510,3 +513,17 @@ def test_auto_selector_says_nothing_beats_random_on_noise():
     assert not sel.verdict_.beats_random
     text = sel.verdict_.summary()
     assert "NO better than a random subset" in text and "PivotedQR" in text
+
+
+def test_adjusted_rand_matches_scikit_learn():
+    from sklearn.metrics import adjusted_rand_score
+
+    from ufsel.model_selection._criteria import _adjusted_rand
+
+    rng = np.random.RandomState(0)
+    for n, ka, kb in [(50, 3, 4), (200, 10, 2), (7, 1, 1), (30, 30, 30), (40, 1, 5)]:
+        a, b = rng.randint(ka, size=n), rng.randint(kb, size=n)
+        a, b = np.unique(a, return_inverse=True)[1], np.unique(b, return_inverse=True)[1]
+        assert _adjusted_rand(a, b) == pytest.approx(adjusted_rand_score(a, b), abs=1e-12)
+    same = rng.randint(4, size=60)
+    assert _adjusted_rand(same, same) == 1.0
