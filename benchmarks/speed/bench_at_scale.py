@@ -28,10 +28,10 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _harness
 
-from _runner import BENCH_PARAMS, fmt, run_job  # noqa: E402
+from _harness import BENCH_PARAMS, fmt, run_job  # noqa: E402
 
 import ufsel  # noqa: E402
 

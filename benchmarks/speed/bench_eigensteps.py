@@ -28,7 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 _WORKER = r"""
 import json, sys, time, warnings

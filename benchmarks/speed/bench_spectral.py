@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
 from ufsel.datasets import make_mnist70k_like  # noqa: E402
 from ufsel.graph import knn_affinity, spectral_embedding  # noqa: E402

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 import numpy as np
-from _measure import measure
 
-from ufsel import SPCAFS
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _harness
+from _harness import measure  # noqa: E402
+
+from ufsel import SPCAFS  # noqa: E402
 
 SHAPES = {"tall": (100_000, 500), "wide": (200, 20_000)}
 

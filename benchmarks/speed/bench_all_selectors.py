@@ -3,7 +3,7 @@
 For every registered selector and every data set: wall time and peak memory
 of ``fit`` (each fit in a fresh process), scikit-feature's implementation of
 the same method measured in the same run where it has one (a separate venv,
-see ``_runner.SKF_PYTHON``; never a ufsel dependency) and the speed ratio;
+see ``_harness.SKF_PYTHON``; never a ufsel dependency) and the speed ratio;
 for SPCAFS the achieved GFLOP/s of its scatter-matrix step beside a plain
 NumPy ``X^T X`` of the same shape, measured in the same process.
 
@@ -26,19 +26,19 @@ import platform
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _harness
 
-from _runner import (  # noqa: E402
+from _harness import (  # noqa: E402
     BENCH_PARAMS,
     SKF_PYTHON,
+    SKFEATURE,
     fmt,
     fmt_skf,
     ratio,
     run_job,
     skfeature_available,
 )
-from _worker import SKFEATURE  # noqa: E402
 
 import ufsel  # noqa: E402
 

@@ -33,17 +33,17 @@ from __future__ import annotations
 
 import argparse
 import csv
-import math
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
-from _leaderboard_results import ratio_counts, ratio_mean, read_leaderboard
-from sklearn.cluster import KMeans
 
-from ufsel import LaplacianScore, MaxVariance
-from ufsel.datasets import load_dataset
-from ufsel.metrics import clustering_accuracy, normalized_mutual_info
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _harness
+from _harness import RATIOS, fseval_scores, ratio_counts, ratio_mean, read_leaderboard  # noqa: E402
+
+from ufsel import LaplacianScore, MaxVariance  # noqa: E402
+from ufsel.datasets import load_dataset  # noqa: E402
 
 # FSEVAL name -> (ufsel data set, Variance mean ACC %, Laplacian mean ACC %)
 PUBLISHED = {
@@ -55,25 +55,6 @@ PUBLISHED = {
     "lung_discrete": ("lung_discrete", 58.60, 49.68), "madelon": ("madelon", 52.56, 52.37),
     "warpAR10P": ("warpar10p", 34.06, 31.62), "warpPIE10P": ("warppie10p", 27.09, 28.73),
 }
-RATIOS = np.round(np.arange(0.005, 0.1001, 0.005), 3)
-
-
-def fseval_scores(X, y, order):
-    """Mean over FSEVAL's 20 ratios of the mean ACC and NMI (max normaliser) over k-means
-    seeds 0..9, both in %: ``(acc, nmi)``."""
-    n_classes = np.unique(y).size
-    d = X.shape[1]
-    acc, nmi = [], []
-    for p in RATIOS:
-        k = max(1, min(math.ceil(round(p * d, 9)), d))
-        Xs = X[:, order[:k]]
-        labels = [KMeans(n_clusters=n_classes, random_state=seed, n_init="auto").fit(Xs).labels_
-                  for seed in range(10)]
-        acc.append(np.mean([clustering_accuracy(y, lab) for lab in labels]))
-        nmi.append(np.mean([normalized_mutual_info(y, lab) for lab in labels]))
-    return 100 * float(np.mean(acc)), 100 * float(np.mean(nmi))
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--datasets", nargs="*", help="FSEVAL or ufsel names (default: every "

@@ -63,7 +63,7 @@ from pathlib import Path
 import numpy as np
 
 TOP = 50
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DATASETS = ["orl", "coil20", "jaffe"]
 
 #: Octave stand-ins for functions of MATLAB toolboxes that Octave lacks.

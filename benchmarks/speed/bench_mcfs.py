@@ -17,9 +17,9 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _harness
 
-from _runner import (  # noqa: E402
+from _harness import (  # noqa: E402
     SKF_PYTHON,
     fmt,
     fmt_skf,

@@ -31,13 +31,13 @@ import warnings
 import numpy as np
 from scipy import sparse
 from scipy.stats import spearmanr
+from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import pairwise_distances
 
 from ufsel import LGDFS, RSFS
-from ufsel._rsfs import rsfs_init_indicator
 from ufsel.datasets import load_dataset
-from ufsel.graph import heat_kernel_bandwidth
+from ufsel.graph import determined_spectral_embedding, heat_kernel_bandwidth
 
 
 # ----------------------------------------------------------------- USPS timing
@@ -89,7 +89,13 @@ def dense_rsfs(X, c, alpha, beta, gamma, nu, k, n_iter, random_state=0):
     M = B - S - S.T
     Mp, Mn = (np.abs(M) + M) / 2, (np.abs(M) - M) / 2
     rng = np.random.RandomState(random_state)
-    F = rsfs_init_indicator(sparse.csr_matrix(S + S.T), c, random_state=rng)
+    # RSFS's initial F: k-means on the spectral embedding, indicator + 0.2, unit columns
+    emb = determined_spectral_embedding(sparse.csr_matrix(S + S.T), min(c, n - 1),
+                                        canonical=True, random_state=rng)
+    labels = KMeans(c, n_init=10, random_state=rng.randint(np.iinfo(np.int32).max)).fit_predict(emb)
+    F = np.full((n, c), 0.2)
+    F[np.arange(n), labels] += 1.0
+    F /= np.linalg.norm(F, axis=0)
     Z = np.zeros((n, c))
     Dw = np.eye(d)
     for _ in range(n_iter):

@@ -35,7 +35,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ufsel.datasets._fuzz import check_outcome, copy_real_files, mutate, write_seed_files
+from ufsel.datasets._fuzz import (  # private: needs public API (shared with the tests)
+    check_outcome,
+    copy_real_files,
+    mutate,
+    write_seed_files,
+)
 
 KINDS = ("set", "flip", "truncate", "insert", "delete", "dup", "int32")
 

@@ -50,7 +50,7 @@ def _data(ds):
 def _fit(key, m, X, n_clusters=None):
     """Scores and top-m support of one registered selector at its defaults on X (with
     ``n_clusters`` where given and the selector has it)."""
-    from ufsel._registry import SELECTORS
+    from ufsel import SELECTORS
 
     cls = SELECTORS[key]
     kw = {"n_features_to_select": m}
@@ -100,7 +100,7 @@ def main(argv=None):
         scores, support = _fit(key, m, _data(ds)[0], args.n_clusters)
         np.savez(out, scores=scores, support=np.array(sorted(support)))
         return 0
-    from ufsel._registry import SELECTORS
+    from ufsel import SELECTORS
 
     names = args.methods or sorted(SELECTORS)
     if any("=" not in item for item in args.env):

@@ -1,7 +1,7 @@
 """UFSA's two readings of lambda_i, fixed and adaptive, on many data sets: speed and quality.
 
     UFSEL_DATA=/path/to/shared/data PYTHONPATH=src OMP_NUM_THREADS=1 \
-        python benchmarks/ufsa_lambda_update.py [--datasets jaffe umist ...] \
+        python benchmarks/studies/ufsa_lambda_update.py [--datasets jaffe umist ...] \
         [--modes fixed adaptive] [--out benchmarks/results/ufsa_lambda_update.md] \
         [--cache ~/.cache/ufsel/ufsa_lambda_update] [--leaderboard benchmarks/results/leaderboard]
 
@@ -45,14 +45,16 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from _leaderboard_results import ratio_counts, ratio_mean, read_leaderboard
-from fseval_sanity import RATIOS, fseval_scores
+from joblib import Memory
 from sklearn.exceptions import ConvergenceWarning
 
-import ufsel
-from ufsel import UFSA
-from ufsel.benchmark._cache import Store, atomic_write_text, content_key
-from ufsel.datasets import load_dataset
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _harness
+from _harness import RATIOS, fseval_scores, ratio_counts, ratio_mean, read_leaderboard  # noqa: E402
+
+import ufsel  # noqa: E402
+from ufsel import UFSA  # noqa: E402
+from ufsel.datasets import load_dataset  # noqa: E402
+from ufsel.utils import atomic_write_text  # noqa: E402
 
 #: The data sets where a fit of either reading takes at most a few minutes on one core
 #: (left out: AR, Palm, PIE and YaleB, with 38-100 classes, and USPS, MNIST10k, PCMAC).
@@ -63,14 +65,11 @@ DEFAULT_DATASETS = ["wine", "ecoli", "lung_discrete", "colon", "glioma", "leuml"
 MODES = ("fixed", "adaptive")
 
 
-def fit_and_evaluate(name, X, y, mode, store, log):
+def fit_and_evaluate(name, X, y, mode, version=None, ratios=None):
+    """One UFSA fit and its FSEVAL scores, as a table row (``version`` and ``ratios`` are
+    only part of the cache key: a new ufsel version or ratio set refits)."""
     c = int(np.unique(y).size)
     params = dict(n_clusters=min(c, X.shape[1]), random_state=0, lambda_update=mode)
-    key = content_key({"dataset": name, "params": params, "version": ufsel.__version__,
-                       "ratios": RATIOS.tolist(), "shape": X.shape})
-    hit = store.get("fit", key)
-    if hit is not None:
-        return hit
     sel = UFSA(**params)
     t0 = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
@@ -91,10 +90,13 @@ def fit_and_evaluate(name, X, y, mode, store, log):
                support=float(np.diff(sel.similarity_.indptr).mean()),
                objective=float(obj[-1]), acc=acc, nmi=nmi, solver=sel.solver_,
                top50=order[:50].tolist())
-    log(f"{name:14s} {mode:8s} {wall:7.1f} s  {row['n_iter']:3d} it  converged={row['converged']}"
-        f"  increases={row['increases']}  support {row['support']:.1f}  "
-        f"ACC {acc:.2f}  NMI {nmi:.2f}")
-    return store.put("fit", key, row)
+    return row
+
+
+def log_row(row):
+    print(f"{row['dataset']:14s} {row['mode']:8s} {row['seconds']:7.1f} s  {row['n_iter']:3d} it  "
+          f"converged={row['converged']}  increases={row['increases']}  "
+          f"support {row['support']:.1f}  ACC {row['acc']:.2f}  NMI {row['nmi']:.2f}", flush=True)
 
 
 def write_table(rows, board, path, command, elapsed):
@@ -172,16 +174,16 @@ def main(argv=None):
     if not os.environ.get("UFSEL_DATA"):
         sys.exit("set UFSEL_DATA to the folder of the shared data sets")
     board = read_leaderboard(Path(args.leaderboard) / "results.csv") if args.leaderboard else None
-    store = Store(args.cache)
+    cached = Memory(args.cache, verbose=0).cache(fit_and_evaluate)
     t0 = time.perf_counter()
     rows = []
     for name in args.datasets:
         b = load_dataset(name)
         X, y = np.asarray(b.data, dtype=np.float64), np.asarray(b.target)
         for mode in args.modes:
-            rows.append(fit_and_evaluate(name, X, y, mode, store,
-                                         lambda s: print(s, flush=True)))
-    command = "UFSEL_DATA=... PYTHONPATH=src OMP_NUM_THREADS=1 python benchmarks/ufsa_lambda_update.py " \
+            rows.append(cached(name, X, y, mode, ufsel.__version__, RATIOS.tolist()))
+            log_row(rows[-1])
+    command = "UFSEL_DATA=... PYTHONPATH=src OMP_NUM_THREADS=1 python benchmarks/studies/ufsa_lambda_update.py " \
         + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
     write_table(rows, board, args.out, command, time.perf_counter() - t0)
     print(f"wrote {args.out}")

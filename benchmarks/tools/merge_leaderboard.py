@@ -46,13 +46,13 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
 import math
 import sys
 from pathlib import Path
 
-from ufsel.benchmark._report import write_report
-from ufsel.benchmark._tables import _csv_text
+from ufsel.benchmark import write_report
 from ufsel.utils import atomic_write_text
 
 TABLES = ("runs", "results", "runtime", "vs_random")
@@ -185,6 +185,15 @@ def merge(into, update, methods, *, datasets=None, redraw=True):
     atomic_write_text(into / "summary.json", json.dumps(summary, indent=2))
     report = write_report(into, redraw=redraw)
     return counts, report
+
+
+def _csv_text(columns, rows):
+    """The table as CSV text, as ``ufsel bench`` writes it (rows read back are strings)."""
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+    return buf.getvalue()
 
 
 def main(argv=None):
