@@ -35,7 +35,7 @@ script prints one line and exits with status 0.
 Usage::
 
     UFSEL_DATA=/work/shared/data UFSEL_REFERENCE_CODE=/work/refcode \\
-        .venv/bin/python benchmarks/compare_reference.py \\
+        .venv/bin/python benchmarks/reproductions/compare_reference.py \\
         [--methods rufs spcafs] [--datasets orl jaffe] [--timeout 600] [--threads 1] \\
         [--baseline-src ../old/src] [--out benchmarks/results/reference_comparison.md]
 
@@ -391,7 +391,7 @@ def main(argv=None):
 
     from ufsel.datasets import load_dataset
 
-    command = "python benchmarks/compare_reference.py " + " ".join(
+    command = "python benchmarks/reproductions/compare_reference.py " + " ".join(
         a for a in (argv if argv is not None else sys.argv[1:]))
     load_start = _uptime()
     started = datetime.datetime.now(datetime.timezone.utc)

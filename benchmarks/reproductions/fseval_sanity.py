@@ -1,6 +1,6 @@
 """MaxVariance and Laplacian Score under FSEVAL's protocol, beside FSEVAL's published values.
 
-    UFSEL_DATA=/path/to/shared/data PYTHONPATH=src python benchmarks/fseval_sanity.py \
+    UFSEL_DATA=/path/to/shared/data PYTHONPATH=src python benchmarks/reproductions/fseval_sanity.py \
         [--datasets allaml coil20 ...] [--out benchmarks/results/leaderboard/fseval_sanity.csv]
         [--leaderboard benchmarks/results/leaderboard]
 

@@ -12,7 +12,7 @@ selection is scored with the same ``ufsel.metrics.nn_loo_error``.
 Usage::
 
     UFSEL_DATA=/work/shared/data UFSEL_REFERENCE_CODE=/work/refcode \\
-        python benchmarks/reproduce_mcfs_isolet.py [--neighbors 3 5 10] \\
+        python benchmarks/reproductions/reproduce_mcfs_isolet.py [--neighbors 3 5 10] \\
         [--weights binary heat] [--preprocess none l2_rows]
 """
 

@@ -1,6 +1,6 @@
 """UFSA paper, Table 2, JAFFE and UMIST rows: k-means ACC of UFSA's selection, paper vs ufsel.
 
-    UFSEL_DATA=/path/to/shared/data PYTHONPATH=src python benchmarks/ufsa_table2.py \
+    UFSEL_DATA=/path/to/shared/data PYTHONPATH=src python benchmarks/reproductions/ufsa_table2.py \
         [--out benchmarks/results/ufsa_table2.md]
 
 Protocol of the paper (Yan, Wang 2018, section 4.2): k = 15 neighbours, every
@@ -191,7 +191,7 @@ def main(argv=None):
     total = time.perf_counter() - t0
     load_after = os.getloadavg()
     table = "\n".join(lines)
-    cmd = "UFSEL_DATA=... PYTHONPATH=src python benchmarks/ufsa_table2.py " + " ".join(
+    cmd = "UFSEL_DATA=... PYTHONPATH=src python benchmarks/reproductions/ufsa_table2.py " + " ".join(
         shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
     note = (f"Command: `{cmd}`\n\nGrid alpha, gamma in {{{', '.join(f'{g:g}' for g in args.grid)}}} "
             f"({args.design} design; the paper: every pair of 1e-9 ... 1e9), k = 15, one fit per grid point (random_state=0), "

@@ -1,4 +1,4 @@
-"""The benchmark suite, one command: ``python benchmarks/run_all.py``.
+"""The benchmark suite, one command: ``python benchmarks/speed/bench_all_selectors.py``.
 
 For every registered selector and every data set: wall time and peak memory
 of ``fit`` (each fit in a fresh process), scikit-feature's implementation of
@@ -9,7 +9,7 @@ NumPy ``X^T X`` of the same shape, measured in the same process.
 
 Usage::
 
-    UFSEL_DATA=/path/to/data python benchmarks/run_all.py \\
+    UFSEL_DATA=/path/to/data python benchmarks/speed/bench_all_selectors.py \\
         [--data usps mnist10k] [--methods mcfs spcafs] [--no-skfeature] \\
         [--timeout 1800] [--json results.json]
 

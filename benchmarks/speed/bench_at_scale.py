@@ -2,9 +2,9 @@
 
 Usage (one part at a time keeps a shared machine usable)::
 
-    UFSEL_DATA=/path/to/data python benchmarks/acceptance_scale.py mnist70k [--methods ...]
-    python benchmarks/acceptance_scale.py sparse [--methods ...]
-    python benchmarks/acceptance_scale.py dask [--n-samples 2000000]
+    UFSEL_DATA=/path/to/data python benchmarks/speed/bench_at_scale.py mnist70k [--methods ...]
+    python benchmarks/speed/bench_at_scale.py sparse [--methods ...]
+    python benchmarks/speed/bench_at_scale.py dask [--n-samples 2000000]
 
 ``mnist70k``: every registered seed method and Laplacian Score on
 ``make_mnist70k_like(random_state=0)`` (mnist10k plus 60,000 shifted and

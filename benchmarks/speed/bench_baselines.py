@@ -12,7 +12,7 @@ of magnitude (a 1024 x 1024 ``eigh`` took 25 s instead of 0.36 s).
 
 Usage::
 
-    UFSEL_DATA=/work/shared/data PYTHONPATH=src python benchmarks/bench_evsc_qalpha_eufs_dgufs_sogfs_rne.py \\
+    UFSEL_DATA=/work/shared/data PYTHONPATH=src python benchmarks/speed/bench_baselines.py \\
         [--dataset coil20] [--n-features 100] [--n-runs 20] [--methods evsc qalpha ...]
 """
 

@@ -3,7 +3,7 @@
 Usage (from the repository root)::
 
     OMP_NUM_THREADS=1 PYTHONPATH=src UFSEL_DATA=/work/shared/data \
-        python benchmarks/bench_udfs_ndfs_jelsr_rufs_spec.py --large
+        python benchmarks/speed/bench_baselines_large_n.py --large
 
 On a machine shared with other jobs, pin BLAS to one thread
 (``OMP_NUM_THREADS=1``): a multi-threaded OpenBLAS that competes for cores

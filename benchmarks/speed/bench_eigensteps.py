@@ -12,7 +12,7 @@ JELSR alpha = beta = 1, 20 iterations at most; RSFS its defaults.
 
 Usage::
 
-    UFSEL_DATA=/path/to/data python benchmarks/bench_eigensteps.py \
+    UFSEL_DATA=/path/to/data python benchmarks/speed/bench_eigensteps.py \
         [--datasets orl coil20 jaffe] [--methods udfs jelsr rsfs] [--baseline OLD/src]
 
 Report the machine load (``uptime``) with any timing: the script prints it.

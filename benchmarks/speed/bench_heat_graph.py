@@ -17,7 +17,7 @@ weights (to 1e-12). The ratio is shared / two passes.
 
 Usage::
 
-    UFSEL_DATA=/path/to/data OMP_NUM_THREADS=1 python benchmarks/bench_heat_graph.py
+    UFSEL_DATA=/path/to/data OMP_NUM_THREADS=1 python benchmarks/speed/bench_heat_graph.py
     ... --datasets jaffe orl coil20 isolet --repeats 20
 
 Run it alone on the machine (timings).

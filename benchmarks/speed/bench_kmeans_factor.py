@@ -9,7 +9,7 @@ of ``--repeats``, ``n_init=10``, as RUFS and NDFS use it). Where the cost rule o
 ``kmeans_indicator`` skips the factor (d only a little above n, or few clusters), both
 columns time the same computation.
 
-    OMP_NUM_THREADS=1 UFSEL_DATA=/work/shared/data python benchmarks/bench_kmeans_factor.py
+    OMP_NUM_THREADS=1 UFSEL_DATA=/work/shared/data python benchmarks/speed/bench_kmeans_factor.py
 
 Without ``UFSEL_DATA`` it prints one line and exits 0.
 """

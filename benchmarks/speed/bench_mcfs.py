@@ -1,6 +1,6 @@
 """MCFS on USPS (9298 x 256) and mnist10k (10000 x 784): ufsel vs scikit-feature.
 
-``UFSEL_DATA=/path/to/data python benchmarks/bench_mcfs.py [--data usps mnist10k]``
+``UFSEL_DATA=/path/to/data python benchmarks/speed/bench_mcfs.py [--data usps mnist10k]``
 
 Each fit runs in a fresh process; prints wall time, peak RSS (data included)
 and the speed-up over scikit-feature's ``MCFS.mcfs`` (with its ``construct_W``

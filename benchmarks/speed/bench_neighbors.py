@@ -9,8 +9,8 @@ A backend that is not installed is reported as such.
 
 Usage::
 
-    python benchmarks/bench_neighbors.py                    # 20,000 x 50, k = 10
-    python benchmarks/bench_neighbors.py --n 70000 --d 784 --backends hnsw nndescent
+    python benchmarks/speed/bench_neighbors.py                    # 20,000 x 50, k = 10
+    python benchmarks/speed/bench_neighbors.py --n 70000 --d 784 --backends hnsw nndescent
 
 The data are ``--clusters`` Gaussian blobs (0 = i.i.d. Gaussian, the hardest
 case for graph indexes).

@@ -1,7 +1,7 @@
 """PivotedQR against LAPACK's QR with column pivoting (scipy.linalg.qr, xGEQP3).
 
     OMP_NUM_THREADS=1 UFSEL_DATA=/work/shared/data PYTHONPATH=src \
-        python benchmarks/bench_pivoted_qr.py [--datasets jaffe coil20 mnist10k nci9 pcmac]
+        python benchmarks/speed/bench_pivoted_qr.py [--datasets jaffe coil20 mnist10k nci9 pcmac]
 
 For each data set: the time of ``PivotedQR().fit(X)`` (every feature ranked: rounds
 restarted until rank runs out, ties decided by content), the time of one

@@ -14,7 +14,7 @@ run; the absolute time of ``ufsel.RNE`` is printed as well. Run with one
 BLAS thread::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 UFSEL_DATA=/work/shared/data PYTHONPATH=src \\
-        python benchmarks/bench_rne.py [--dataset coil20] [--n-features 50 100 512] \\
+        python benchmarks/speed/bench_rne.py [--dataset coil20] [--n-features 50 100 512] \\
         [--max-iter 50] [--skip-old]
 
 ``--n-features 512`` is the library default on COIL20 (half of d).

@@ -13,8 +13,8 @@
    from the same initialisation; the rankings are compared.
 
 Run (from the repository root):
-    PYTHONPATH=src UFSEL_DATA=/work/shared/data python benchmarks/bench_rsfs_lgdfs.py
-    PYTHONPATH=src UFSEL_DATA=/work/shared/data python benchmarks/bench_rsfs_lgdfs.py --only reference
+    PYTHONPATH=src UFSEL_DATA=/work/shared/data python benchmarks/speed/bench_rsfs_lgdfs.py
+    PYTHONPATH=src UFSEL_DATA=/work/shared/data python benchmarks/speed/bench_rsfs_lgdfs.py --only reference
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """SPCAFS cost benchmark: wall time and peak memory on two synthetic shapes.
 
-    PYTHONPATH=src python benchmarks/bench_spcafs.py            # both shapes
-    PYTHONPATH=src python benchmarks/bench_spcafs.py --shape tall
+    PYTHONPATH=src python benchmarks/speed/bench_spcafs.py            # both shapes
+    PYTHONPATH=src python benchmarks/speed/bench_spcafs.py --shape tall
 
 Shapes: ``tall`` n = 100,000 x d = 500 (dense S_t path: one O(n d^2)
 scatter, then d x d eigenproblems), ``wide`` n = 200 x d = 20,000 (LinearOperator

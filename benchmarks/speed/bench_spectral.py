@@ -1,6 +1,6 @@
 """Spectral-embedding solvers on a large k-NN graph: ARPACK vs AMG-preconditioned LOBPCG.
 
-``UFSEL_DATA=/path/to/data python benchmarks/bench_spectral.py [--n 70000] [--k 10]``
+``UFSEL_DATA=/path/to/data python benchmarks/speed/bench_spectral.py [--n 70000] [--k 10]``
 
 Builds the 5-NN binary graph of ``make_mnist70k_like`` (NN-descent when
 pynndescent is installed) once, then times ``spectral_embedding`` with each

@@ -1,6 +1,6 @@
 """Would a two-stage tridiagonal reduction make DGUFS's L-step cheaper? Time its pieces.
 
-    OMP_NUM_THREADS=1 python benchmarks/bench_two_stage_reduction.py [--n 1797] [--repeats 3]
+    OMP_NUM_THREADS=1 python benchmarks/speed/bench_two_stage_reduction.py [--n 1797] [--repeats 3]
 
 DGUFS spends most of a fit in one dense symmetric eigendecomposition of order n per
 iteration (1797 on digits), and every LAPACK driver starts it with the Householder

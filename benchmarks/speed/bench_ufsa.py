@@ -1,6 +1,6 @@
 """UFSA fit time and convergence at its defaults: JAFFE, UMIST, COIL20 (and optionally 70,000 x 784).
 
-    UFSEL_DATA=/path/to/shared/data PYTHONPATH=src python benchmarks/bench_ufsa.py \
+    UFSEL_DATA=/path/to/shared/data PYTHONPATH=src python benchmarks/speed/bench_ufsa.py \
         [--datasets jaffe umist coil20] [--mnist70k] [--repeats 3] [--w-max-iter 1000 5000] \
         [--evaluate] [--solver auto|dense|operator] [--n-clusters C] \
         [--lambda-update fixed|adaptive]

@@ -1,9 +1,9 @@
 """UDFS and SOGFS on data with more features than samples: time, clustering, and agreement.
 
     OMP_NUM_THREADS=1 UFSEL_DATA=/work/shared/data PYTHONPATH=src python \\
-        benchmarks/bench_wide_eigensteps.py [--datasets jaffe orl umist lymphoma warppie10p] \\
+        benchmarks/speed/bench_wide_eigensteps.py [--datasets jaffe orl umist lymphoma warppie10p] \\
         [--repeats 3] [--no-quality] [--row-space]
-    OMP_NUM_THREADS=1 PYTHONPATH=src python benchmarks/bench_wide_eigensteps.py \\
+    OMP_NUM_THREADS=1 PYTHONPATH=src python benchmarks/speed/bench_wide_eigensteps.py \\
         --planted 200 50000
 
 For each data set (``n_clusters`` = the number of classes, 50 features):

@@ -6,7 +6,7 @@ of every Y-step, and prints, for each patience p, the iteration at which a fit w
 ``--max-iter`` iterations; also the longest run of an unchanged subset that was followed by
 a change.
 
-    OMP_NUM_THREADS=1 UFSEL_DATA=/work/shared/data python benchmarks/dgufs_patience.py \\
+    OMP_NUM_THREADS=1 UFSEL_DATA=/work/shared/data python benchmarks/studies/dgufs_patience.py \\
         --dataset digits --m 4 8 16 24 32
 """
 

@@ -1,6 +1,6 @@
 """DGUFS and SOGFS beside MaxVariance and random subsets, in one run .
 
-Protocol (ufsel.evaluation, as the baselines table (RESULTS_baselines.md)): each selector with its default
+Protocol (ufsel.evaluation, as the leaderboard): each selector with its default
 parameters (``n_clusters`` = number of classes where it has one), fitted once per
 number of features through ``fit_rankings``; k-means on the selected columns
 20 times (one random start each, ``random_state=0``), mean ACC and NMI (max
@@ -10,7 +10,7 @@ per count).
 
 Run (from the repository root, one BLAS thread):
     OMP_NUM_THREADS=1 PYTHONPATH=src UFSEL_DATA=/work/shared/data \
-        python benchmarks/quality_dgufs_sogfs.py --dataset coil20
+        python benchmarks/studies/dgufs_sogfs_quality.py --dataset coil20
 """
 
 from __future__ import annotations

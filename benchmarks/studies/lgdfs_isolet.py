@@ -1,7 +1,7 @@
 """Why LGDFS's 30 Isolet features lose to random subsets: a diagnosis.
 
     UFSEL_DATA=/path/to/shared/data PYTHONPATH=src OMP_NUM_THREADS=1 \
-        python benchmarks/lgdfs_isolet.py [--n-features 30] [--dataset isolet]
+        python benchmarks/studies/lgdfs_isolet.py [--n-features 30] [--dataset isolet]
 
 At its defaults (alpha = lambda = lambda_i = 1, k = 5, c = the number of
 classes) LGDFS's 30 Isolet features give a k-means NMI below that of random

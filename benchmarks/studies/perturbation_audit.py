@@ -11,7 +11,7 @@ about 1e-11; a large change means the result follows round-off:
 - otherwise the method makes a choice its inputs do not determine (a repeated
   eigenvalue cut by the number of eigenvectors it takes), which is a defect.
 
-    OMP_NUM_THREADS=1 UFSEL_DATA=/work/shared/data python benchmarks/perturbation_audit.py \\
+    OMP_NUM_THREADS=1 UFSEL_DATA=/work/shared/data python benchmarks/studies/perturbation_audit.py \\
         --datasets coil20 jaffe orl --skip ufsa dgufs sogfs
 
 With ``--fresh-process`` the second fit is of the same, unperturbed X in a fresh Python

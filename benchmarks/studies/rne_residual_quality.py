@@ -17,7 +17,7 @@ and the mean margin over random subsets.
 Usage::
 
     OMP_NUM_THREADS=1 UFSEL_DATA=/work/shared/data PYTHONPATH=src \\
-        python benchmarks/quality_rne.py --datasets jaffe orl coil20 \\
+        python benchmarks/studies/rne_residual_quality.py --datasets jaffe orl coil20 \\
         [--n-features 50 100] [--residual reconstruction transposed] \\
         [--preprocess none] [--out benchmarks/results/rne_residual_quality.csv]
 """

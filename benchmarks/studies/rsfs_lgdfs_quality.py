@@ -24,9 +24,9 @@ MaxVariance (MCFS only with ``--occlusion-mcfs``: its 40 LARS paths take about
 6 minutes per copy of ORL on the 2-core machine).
 
 Run (from the repository root):
-    PYTHONPATH=src UFSEL_DATA=/work/shared/data python benchmarks/quality_rsfs_lgdfs.py \
+    PYTHONPATH=src UFSEL_DATA=/work/shared/data python benchmarks/studies/rsfs_lgdfs_quality.py \
         --datasets jaffe orl coil20 --out benchmarks/results/quality_rsfs_lgdfs.json
-    PYTHONPATH=src UFSEL_DATA=/work/shared/data python benchmarks/quality_rsfs_lgdfs.py \
+    PYTHONPATH=src UFSEL_DATA=/work/shared/data python benchmarks/studies/rsfs_lgdfs_quality.py \
         --datasets --occlusion --copies 3 --out benchmarks/results/quality_rsfs_lgdfs_occlusion.json
 """
 

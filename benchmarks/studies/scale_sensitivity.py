@@ -6,7 +6,7 @@ feature is multiplied by a random positive factor in [1e-2, 1e2]; which 4 featur
 keeps on the raw and on the standardised data; and the k-means accuracy (mean of 10
 runs) on those 4 features, raw and standardised.
 
-    OMP_NUM_THREADS=1 python benchmarks/scale_sensitivity.py
+    OMP_NUM_THREADS=1 python benchmarks/studies/scale_sensitivity.py
 """
 
 import warnings

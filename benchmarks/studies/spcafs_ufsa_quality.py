@@ -1,6 +1,6 @@
 """Clustering quality of SPCAFS and UFSA against MCFS, Laplacian Score and MaxVariance.
 
-    UFSEL_DATA=/path/to/shared/data PYTHONPATH=src python benchmarks/quality_spcafs_ufsa.py \
+    UFSEL_DATA=/path/to/shared/data PYTHONPATH=src python benchmarks/studies/spcafs_ufsa_quality.py \
         [--datasets imm40 pie srbctml wine jaffe] [--out benchmarks/results/quality_spcafs_ufsa.json]
 
 Protocol (SPCAFS paper 6.1, UFSA paper 4.2): select features, run k-means 20

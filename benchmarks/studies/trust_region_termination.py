@@ -1,6 +1,6 @@
 """How the Riemannian trust region ends on random problems: converged or not, and at what gradient.
 
-    PYTHONPATH=src OMP_NUM_THREADS=1 python benchmarks/trust_region_termination.py [--problems 300]
+    PYTHONPATH=src OMP_NUM_THREADS=1 python benchmarks/studies/trust_region_termination.py [--problems 300]
 
 Problems ``min Tr(W^T A W) - 2 Tr(W^T B)`` on ``W^T W = I`` from the test suite's
 ``random_stiefel_problem`` (test_orth.py): A with k negative eigenvalues in [-5, -1] and

@@ -22,7 +22,7 @@ defaults). Recorded: the fit's wall time (one process; run it with
 ``OMP_NUM_THREADS=1`` and nothing else on the machine for the times to mean anything),
 outer iterations, whether the relative change of the objective fell below tol, how
 many iterations increased the objective, the mean support size of the final S, and the
-ranking's quality under FSEVAL's protocol (:func:`fseval_sanity.fseval_scores`: the
+ranking's quality under FSEVAL's protocol (:func:`_harness.fseval_scores`: the
 top ceil(p d) features for p = 0.5 %, 1 %, ..., 10 %, k-means with the number of
 classes, seeds 0-9, mean ACC and NMI over the ratios, %). With ``--leaderboard DIR``
 the random-subset baseline of that leaderboard run (10 draws, same ratios) is shown
@@ -115,7 +115,7 @@ def write_table(rows, board, path, command, elapsed):
         "FSEVAL's mean over the 20 ratios 0.5 %-10 % of d, k-means seeds 0-9. "
         "'random' is the leaderboard's 10 random subsets at the same counts. Times are the "
         "wall time of one fit with one thread, indicative only (the fits are not repeated; "
-        "benchmarks/bench_ufsa.py times UFSA on an idle machine); 'it' = outer iterations "
+        "benchmarks/speed/bench_ufsa.py times UFSA on an idle machine); 'it' = outer iterations "
         "(max 300), 'up' = iterations that increased objective (7), 'supp' = mean "
         "non-zeros per row of the final S.",
         "",

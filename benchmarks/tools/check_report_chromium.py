@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/check_report_chromium.py RESULTS_DIR [--screenshot PATH] [--height PX]
+    python benchmarks/tools/check_report_chromium.py RESULTS_DIR [--screenshot PATH] [--height PX]
 
 Checks, failing with exit status 1 when one does not hold:
 

@@ -15,7 +15,7 @@ so any finding reproduces with ``--start i --n 1``.
 
 Usage::
 
-    UFSEL_DATA=../shared/data python benchmarks/fuzz_loader.py --n 20000 --out fuzz_out
+    UFSEL_DATA=../shared/data python benchmarks/tools/fuzz_loader.py --n 20000 --out fuzz_out
 
 With atheris installed, ``--atheris`` runs coverage-guided fuzzing instead
 (for as long as atheris is told to, e.g. ``-atheris_runs=100000``).

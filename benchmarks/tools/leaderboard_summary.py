@@ -1,6 +1,6 @@
 """The "which method should I use" tables, from a leaderboard run's ranks.csv and vs_random.csv.
 
-    python benchmarks/leaderboard_summary.py benchmarks/results/leaderboard [--grid fseval_small]
+    python benchmarks/tools/leaderboard_summary.py benchmarks/results/leaderboard [--grid fseval_small]
         [--metric acc]
 
 Prints two Markdown tables (used in the README and docs/guide/choosing_a_method.md):

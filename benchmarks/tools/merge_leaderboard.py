@@ -1,6 +1,6 @@
 """Replace some methods' rows of a leaderboard run by those of a newer run of the same experiment.
 
-    python benchmarks/merge_leaderboard.py --into benchmarks/results/leaderboard \
+    python benchmarks/tools/merge_leaderboard.py --into benchmarks/results/leaderboard \
         --update OUT --methods ufsa,pivotedqr
 
 A full leaderboard pass takes one to two hours on a 2-core machine, and its cache (every
