@@ -16,16 +16,30 @@ REPO = Path(__file__).resolve().parents[4]
 
 
 def load_benchmark_script(name):
-    """Import ``benchmarks/<name>.py`` of the checkout as a module (skip the test when the
-    checkout has no benchmarks/, e.g. an installed wheel)."""
+    """Import ``benchmarks/<name>.py`` of the checkout as a module, as ``python
+    benchmarks/<name>.py`` would see it (its folder first on ``sys.path``); ``name`` may
+    name a subfolder, e.g. ``"tools/merge_leaderboard"``. Skips the test when the checkout
+    has no such file (e.g. an installed wheel)."""
+    import sys
+
     import pytest
 
     path = REPO / "benchmarks" / f"{name}.py"
     if not path.is_file():
         pytest.skip(f"benchmarks/{name}.py is not in this checkout")
-    spec = importlib.util.spec_from_file_location(name, path)
+    module_name = "benchmarks_" + name.replace("/", "_")
+    spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    folder = str(path.parent)
+    sys.path.insert(0, folder)
+    sys.modules[module_name] = module          # dataclasses look their module up there
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[module_name]
+        raise
+    finally:
+        sys.path.remove(folder)
     return module
 
 

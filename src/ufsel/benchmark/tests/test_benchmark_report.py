@@ -9,7 +9,7 @@ from ufsel.benchmark.tests._helpers import EXPERIMENT, REPO, load_benchmark_scri
 
 
 def _checker():
-    mod = load_benchmark_script("check_report_chromium")
+    mod = load_benchmark_script("tools/check_report_chromium")
     if mod.find_chromium() is None:
         pytest.skip("Chromium is not installed (apt-get install chromium)")
     return mod
@@ -74,7 +74,7 @@ def test_demo_format_table():
 
 
 def test_chromium_script_is_importable_without_chromium(monkeypatch):
-    mod = load_benchmark_script("check_report_chromium")
+    mod = load_benchmark_script("tools/check_report_chromium")
     monkeypatch.setattr(shutil, "which", lambda name: None)
     assert mod.find_chromium() is None
     with pytest.raises(FileNotFoundError):

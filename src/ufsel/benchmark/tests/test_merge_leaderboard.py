@@ -1,4 +1,4 @@
-"""benchmarks/merge_leaderboard.py: a method run alone and merged in gives the joint run's tables."""
+"""benchmarks/tools/merge_leaderboard.py: a method run alone and merged in gives the joint run's tables."""
 
 import csv
 import shutil
@@ -10,7 +10,7 @@ from ufsel.benchmark.tests._helpers import TIMING, load_benchmark_script, quiet
 
 
 def _script():
-    return load_benchmark_script("merge_leaderboard")
+    return load_benchmark_script("tools/merge_leaderboard")
 
 
 def _experiment(methods):
