@@ -18,7 +18,7 @@ SCRIPTS = sorted(p.relative_to(BENCHMARKS).with_suffix("").as_posix()
 OPTIONAL = {}
 #: Scripts of the label-free route, being rewritten elsewhere: their private imports
 #: (``ufsel.benchmark._cache`` etc.) are listed for a public API; drop them from here then.
-PRIVATE_PENDING = {"label_free_route.py", "estimate_n_clusters.py"}
+PRIVATE_PENDING = set()
 
 
 def test_benchmarks_folder_has_scripts():

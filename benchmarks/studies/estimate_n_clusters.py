@@ -1,6 +1,6 @@
 """The label-free cluster-count estimate against the true class count on every shared data set.
 
-    UFSEL_DATA=/work/shared/data PYTHONPATH=src python benchmarks/estimate_n_clusters.py \
+    UFSEL_DATA=/work/shared/data PYTHONPATH=src python benchmarks/studies/estimate_n_clusters.py \
         [--datasets coil20,orl] [--out benchmarks/results/estimate_n_clusters.md]
 
 For each data set: ``ufsel.model_selection.estimate_n_clusters(X, random_state=0)``
@@ -18,9 +18,10 @@ import os
 import platform
 import time
 
+import joblib
 import numpy as np
 
-from ufsel.benchmark._cache import Store, atomic_write_text, content_key
+from ufsel.utils import atomic_write_text
 from ufsel.datasets import list_datasets, load_dataset
 from ufsel.model_selection import estimate_n_clusters
 
@@ -77,18 +78,16 @@ def main(argv=None):
     names = (args.datasets.split(",") if args.datasets else
              [r["name"] for r in sorted(list_datasets(), key=lambda r: r["n_samples"] * r["n_features"])
               if r["source"].endswith(".mat")])
-    store = Store(args.cache)
+    # one cached row per data set (joblib.Memory), so an interrupted run resumes
+    cached = joblib.Memory(args.cache, verbose=0).cache(run_one)
     rows = []
     for name in names:
-        key = content_key({"name": name, "what": "estimate_n_clusters-v3-components-lower-bound"})
-        row = store.get("rows", key)
-        if row is None:
-            row = store.put("rows", key, run_one(name))
+        row = cached(name)
         rows.append(row)
         print(f"{name}: estimate {row['estimate']}, classes {row['truth']}, {row['time_s']:.2f} s",
               flush=True)
         command = ("UFSEL_DATA=/work/shared/data PYTHONPATH=src python "
-                   "benchmarks/estimate_n_clusters.py" +
+                   "benchmarks/studies/estimate_n_clusters.py" +
                    (f" --datasets {args.datasets}" if args.datasets else ""))
         atomic_write_text(args.out, table(rows, command, os.getloadavg()[0]))
 
