@@ -7,7 +7,7 @@ its null distribution. Higher is better for all four.
 
 ``"cluster_agreement"``
     The adjusted Rand index between a k-means partition of the samples on
-    the subset's columns (``n_init=3``) and a k-means partition on all
+    the subset's columns (one k-means++ start) and a k-means partition on all
     columns (``n_init=10``, computed once), both with K clusters (K from
     :func:`estimate_n_clusters` unless given). It asks the question a user
     of unsupervised feature selection cares about: does clustering on the
@@ -217,7 +217,7 @@ MAX_CRITERION_SAMPLES = 1000
 
 
 def make_criterion(X, criterion=DEFAULT_CRITERION, *, n_clusters=None, n_neighbors=10,
-                   max_samples=MAX_CRITERION_SAMPLES, standardize=False, n_init=3, rng):
+                   max_samples=MAX_CRITERION_SAMPLES, standardize=False, n_init=1, rng):
     """A callable ``f(columns) -> float`` (higher is better) for subsets of X's columns.
 
     See the module docstring for the criteria. ``rng`` is a RandomState

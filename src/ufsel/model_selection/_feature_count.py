@@ -106,8 +106,13 @@ def _rule(counts, excess, se, tolerance, n_se, prefer):
     best = excess[i]
     # within tolerance of the best, or not told apart from it by n_se standard errors
     margin = np.maximum(tolerance * abs(best), n_se * np.sqrt(se[i] ** 2 + se ** 2))
-    ok = np.flatnonzero(excess >= best - margin)
-    return int(counts[ok[0] if prefer == "fewest" else ok[-1]])
+    on = excess >= best - margin
+    # the plateau is the run of counts around the best one that are all on it
+    step = -1 if prefer == "fewest" else 1
+    j = i
+    while 0 <= j + step < counts.size and on[j + step]:
+        j += step
+    return int(counts[j])
 
 
 def suggest_n_features(X, ranking, *, n_clusters=None, counts=None, criterion=DEFAULT_CRITERION,
@@ -127,11 +132,11 @@ def suggest_n_features(X, ranking, *, n_clusters=None, counts=None, criterion=DE
 
         n_features = the largest (``prefer="most"``) or smallest
         (``prefer="fewest"``) k on the plateau of the excess over random,
-        ``values(k) - null_mean(k)``: the counts whose excess is within
-        ``tolerance`` times the largest excess of it, or within ``n_se``
-        standard errors of the difference (each excess's standard error is
-        ``null_std(k) / sqrt(n_draws)``), so that chance differences between
-        the counts do not decide.
+        ``values(k) - null_mean(k)``: the run of counts next to the one with
+        the largest excess whose excess is within ``tolerance`` times the
+        largest of it, or within ``n_se`` standard errors of the difference
+        (each excess's standard error is ``null_std(k) / sqrt(n_draws)``),
+        so that chance differences between the counts do not decide.
 
     Why the excess and not the criterion itself: any subset's criterion grows
     towards its value for all features as k grows (random subsets of half the
