@@ -84,6 +84,13 @@ def resolve_neighbors_algorithm(algorithm, X):
     are the approximate search with that backend. ``"brute"``,
     ``"kd_tree"`` and ``"ball_tree"`` are exact searches with that
     scikit-learn backend.
+
+    Parameters
+    ----------
+    algorithm : str
+        One of :data:`NEIGHBORS_ALGORITHMS`.
+    X : {ndarray, sparse matrix, dask array} of shape (n_samples, n_features)
+        The data to be searched.
     """
     if algorithm not in NEIGHBORS_ALGORITHMS:
         raise ValueError(
@@ -114,6 +121,12 @@ def approximate_backend(X=None):
     (pynndescent searches sparse rows as they are; faiss needs a dense
     float32 copy); pynndescent (``"nndescent"``) when only it is installed;
     None when neither is.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} or None, default=None
+        The data to be searched; sparse X prefers pynndescent. None: the backend
+        for dense data.
     """
     if X is not None and sparse.issparse(X) and _installed("pynndescent"):
         return "nndescent"
@@ -340,6 +353,8 @@ def knn_among_candidates(X, candidates, n_neighbors, *, chunk_size=4096):
         Candidate indices per row, -1 for padding (as returned by
         :func:`two_hop_candidates`).
     n_neighbors : int
+    chunk_size : int, default=4096
+        Rows processed at once (bounds the temporary memory).
 
     Returns
     -------
@@ -598,6 +613,18 @@ def heat_kernel_bandwidth(X, method="mean", *, sample_size=_BANDWIDTH_SAMPLE_SIZ
     Euclidean (not squared) distance over all ordered pairs, the zero
     diagonal included, computed on a random subset of ``sample_size`` points
     when there are more. ``"median"`` takes the median over distinct pairs.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+        The data.
+    method : {"mean", "median"}, default="mean"
+        Mean over all ordered pairs (Cai's rule) or median over distinct pairs.
+    sample_size : int, default=3000
+        Largest number of points the distances are computed on; a random subset
+        is drawn from larger data.
+    random_state : int, RandomState or None, default=None
+        Seeds the subset.
     """
     rng = check_random_state(random_state)
     n = X.shape[0]
@@ -689,7 +716,16 @@ def _bandwidth_and_neighbours(X, n_neighbors, t, *, n_jobs=None):
 
 
 def symmetrize(W, how="max"):
-    """Symmetrise a sparse affinity: ``max`` (OR graph), ``mean``, ``min`` (mutual graph)."""
+    """Symmetrise a sparse affinity: ``max`` (OR graph), ``mean``, ``min`` (mutual graph).
+
+    Parameters
+    ----------
+    W : sparse matrix of shape (n, n)
+        A non-negative affinity, not necessarily symmetric.
+    how : {"max", "mean", "min", "none"}, default="max"
+        ``max(W, W^T)`` (the OR graph of ``constructW``), ``(W + W^T) / 2`` or
+        ``min(W, W^T)`` (the mutual graph); "none" returns W as CSR.
+    """
     if how == "none":
         return W.tocsr()
     Wt = W.T.tocsr()

@@ -59,6 +59,15 @@ def graph_laplacian(W, *, normed=False, return_diag=False):
     input sparse (CSR) and returns the degree vector ``diag(D)`` on request
     (for ``normed=True`` scipy returns ``sqrt(diag(D))``; this function
     always returns the degrees themselves).
+
+    Parameters
+    ----------
+    W : {sparse matrix, ndarray} of shape (n, n)
+        Symmetric non-negative affinity.
+    normed : bool, default=False
+        Return the normalised Laplacian ``I - D^{-1/2} W D^{-1/2}``.
+    return_diag : bool, default=False
+        Also return the degrees ``diag(D)``.
     """
     W = sparse.csr_matrix(W) if sparse.issparse(W) else np.asarray(W, dtype=float)
     deg = np.asarray(W.sum(axis=1)).ravel()
@@ -206,6 +215,15 @@ def laplacian_smallest(L, k, *, random_state=None):
     ARPACK fail, dense LAPACK up to ``DENSE_SMALLEST_MAX`` (4096) nodes,
     above it ARPACK again with a Krylov space of at least 4 k + 1 vectors.
 
+    Parameters
+    ----------
+    L : sparse matrix of shape (n, n)
+        A graph Laplacian ``D - W`` (symmetric, positive semi-definite).
+    k : int
+        Number of eigenpairs.
+    random_state : int, RandomState or None, default=None
+        Seeds ARPACK's start vector.
+
     Returns
     -------
     w : ndarray of shape (k,), ascending
@@ -273,6 +291,11 @@ def null_space_dimension(W):
     for fewer eigenvectors than this, which ones an eigensolver returns is not
     determined by the graph but by round-off; :func:`determined_spectral_embedding`
     then takes the whole eigenspace.
+
+    Parameters
+    ----------
+    W : {sparse matrix, ndarray} of shape (n, n)
+        Symmetric non-negative affinity.
     """
     return int(csgraph.connected_components(W, directed=False)[0]) - 1
 
@@ -289,6 +312,21 @@ def determined_spectral_embedding(W, n_components, *, canonical=False, eigen_sol
     beyond the first) in the basis of :func:`canonical_embedding`; otherwise it is
     ``spectral_embedding(W, n_components)``, in that basis too when ``canonical``.
     Used for the starting clusters of RSFS and NDFS and for MCFS's regressions.
+
+    Parameters
+    ----------
+    W : {sparse matrix, ndarray} of shape (n, n)
+        Symmetric non-negative affinity.
+    n_components : int
+        Number of eigenvectors wanted (more are returned when the graph
+        determines more, see above).
+    canonical : bool, default=False
+        Return the requested embedding in the basis of
+        :func:`canonical_embedding` too.
+    eigen_solver : {"auto", "dense", "arpack", "lobpcg", "amg"}, default="auto"
+        See :func:`spectral_embedding`.
+    random_state : int, RandomState or None, default=None
+        Seeds the iterative eigensolver's start vector.
     """
     n_null = null_space_dimension(W)
     Y = spectral_embedding(W, max(n_components, n_null), eigen_solver=eigen_solver,
@@ -318,6 +356,11 @@ def canonical_embedding(Y):
     ``_EMBEDDING_BITS`` bits, so that round-off of order 1e-16
     in the graph (a permutation of the features reorders the distance sums)
     gives bitwise the same k-means input and the same partition.
+
+    Parameters
+    ----------
+    Y : ndarray of shape (n_samples, k)
+        An embedding, any basis of the wanted column space.
     """
     n = Y.shape[0]
     t = np.arange(1, n + 1, dtype=np.float64) / n

@@ -45,6 +45,13 @@ def amg_preconditioner(A, *, shift=1e-5):
     Built on ``A + shift I`` (a graph Laplacian is singular), as scikit-learn's
     ``spectral_embedding(eigen_solver="amg")`` does. Needs pyamg
     (``pip install 'ufsel[amg]'``).
+
+    Parameters
+    ----------
+    A : sparse matrix of shape (n, n)
+        Symmetric positive semi-definite (a graph Laplacian).
+    shift : float, default=1e-5
+        Added to the diagonal before the hierarchy is built.
     """
     pyamg = import_optional("pyamg", purpose="The AMG-preconditioned LOBPCG eigensolver")
     A = sparse.csr_matrix(A)

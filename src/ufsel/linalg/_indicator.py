@@ -17,6 +17,15 @@ def scaled_indicator(labels, n_clusters, *, offset=0.2):
     never move an entry away from 0, so a positive offset (``offset`` times
     the mean non-zero entry) is added, as the NDFS and RUFS reference codes
     do (+0.2); ITMO_FS's NDFS omits it and freezes F.
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n_samples,)
+        Cluster labels in ``0 .. n_clusters - 1``.
+    n_clusters : int
+        c, the number of columns.
+    offset : float, default=0.2
+        Added to every entry, times the mean non-zero entry.
     """
     n = labels.shape[0]
     Y = np.zeros((n, n_clusters))
@@ -55,6 +64,21 @@ def kmeans_indicator(Z, n_clusters, *, random_state, n_init=10, offset=0.2, init
     scikit-learn's ``tol`` is relative to the mean per-column variance,
     total / d here and total / n for the factor, so it is scaled by n / d: the
     absolute tolerance is unchanged.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_samples, k)
+        The points to cluster (usually a spectral embedding).
+    n_clusters : int
+        c, the number of clusters.
+    random_state : int, RandomState or None
+        Seeds k-means.
+    n_init : int, default=10
+        Number of k-means runs; the one of lowest inertia is kept.
+    offset : float, default=0.2
+        See :func:`scaled_indicator`.
+    init : {"k-means++", "random"}, default="k-means++"
+        The start of each run, as :class:`sklearn.cluster.KMeans`.
     """
     tol = 1e-4  # scikit-learn's default
     n, d = Z.shape

@@ -44,6 +44,8 @@ TIE_RTOL = 1e-10
 class KyFanStep(NamedTuple):
     """One minimisation of ``Tr(W^T P W)`` over ``W^T W = I_c``.
 
+    Parameters
+    ----------
     vectors : ndarray of shape (d, c) or None
         A minimiser W (one member of the tied family when ``tied``); None when the
         caller did not need one and computing it would cost more.
@@ -180,6 +182,22 @@ def ky_fan_smallest_low_rank(M, basis, shift, c, *, rtol=TIE_RTOL, K=None):
     complement: ``Pi = factor factor^T + complement (I - basis basis^T)``. ``K``,
     if given, is ``basis^T M basis`` (M is then not used).
 
+    Parameters
+    ----------
+    M : ndarray of shape (d, d) or None
+        Symmetric, with its range inside span(``basis``); not used when ``K`` is
+        given.
+    basis : ndarray of shape (d, r)
+        Orthonormal columns spanning a subspace that contains M's range.
+    shift : float
+        The multiple of the identity added to M.
+    c : int
+        Number of eigenvectors (the c smallest eigenvalues).
+    rtol : float, default=1e-10
+        Eigenvalues within ``rtol ||P||_F`` of each other count as tied.
+    K : ndarray of shape (r, r) or None, default=None
+        ``basis^T M basis``, when already known.
+
     Returns
     -------
     KyFanStep
@@ -311,6 +329,22 @@ def ky_fan_smallest_diag_low_rank(diag, basis, K, c, *, rtol=TIE_RTOL, residual_
     slowly), only c pairs are computed, and the tie test uses Weyl's inequality
     instead: adding the PSD ``basis K basis^T`` lowers no eigenvalue, so the
     (c+1)-th eigenvalue of P is at least the (c+1)-th smallest entry of ``diag``.
+
+    Parameters
+    ----------
+    diag : ndarray of shape (d,)
+        The positive diagonal part of P.
+    basis : ndarray of shape (d, r)
+        Orthonormal columns spanning the low-rank part.
+    K : ndarray of shape (r, r)
+        Symmetric positive semi-definite; the low-rank part is ``basis K
+        basis^T``.
+    c : int
+        Number of eigenvectors (the c smallest eigenvalues).
+    rtol : float, default=1e-10
+        Eigenvalues within ``rtol ||P||_F`` of each other count as tied.
+    residual_rtol : float, default=1e-10
+        Largest accepted residual, relative to ``max(diag) + ||K||_F``.
 
     Returns
     -------

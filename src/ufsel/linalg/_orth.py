@@ -61,6 +61,11 @@ def polar_factor(M):
     the same matrix to rounding (``W^T W = I`` to about ``eps cond(M)^2``,
     below 1e-12) at a sixth of the cost of an SVD of a 1000 x 10 block;
     otherwise from the thin SVD.
+
+    Parameters
+    ----------
+    M : ndarray of shape (d, k)
+        With d >= k.
     """
     M = np.asarray(M, dtype=np.float64)
     if M.ndim == 2 and M.shape[0] >= M.shape[1] >= 1:
@@ -93,7 +98,17 @@ def _riemannian_gradient(W, AW, B):
 
 
 def stiefel_quadratic_objective(A, B, W):
-    """``Tr(W^T A W) - 2 Tr(W^T B)``; A as in :func:`stiefel_quadratic`."""
+    """``Tr(W^T A W) - 2 Tr(W^T B)``; A as in :func:`stiefel_quadratic`.
+
+    Parameters
+    ----------
+    A : ndarray of shape (d, d) or LinearOperator
+        Symmetric, as in :func:`stiefel_quadratic`.
+    B : ndarray of shape (d, k)
+        The linear term.
+    W : ndarray of shape (d, k)
+        The point, with orthonormal columns.
+    """
     AW = _as_product(A)(W)
     return float(np.sum(W * (AW - 2.0 * B)))
 

@@ -67,6 +67,13 @@ def sparse_dense_matmul(S, X):
     ``threadpoolctl`` limit keeps it serial). The result equals ``S @ X``
     exactly (each output row is computed by the same code). A sparse X is
     multiplied by SciPy directly (the result is sparse).
+
+    Parameters
+    ----------
+    S : sparse matrix of shape (n, m)
+        CSR or CSC.
+    X : {ndarray, sparse matrix} of shape (m, k)
+        The dense (or sparse) right-hand side.
     """
     S = sparse.csr_matrix(S)
     if sparse.issparse(X):
@@ -102,6 +109,11 @@ def column_mean_var(X):
 
     For a dask array both come from one pass (sums of x and x^2 per block,
     accumulated in float64, variance as ``E[x^2] - E[x]^2`` clipped at 0).
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix, dask array} of shape (n_samples, n_features)
+        The data.
     """
     if is_dask_array(X):
         n = X.shape[0]
@@ -143,6 +155,14 @@ def constant_features(X, *, rtol=CONSTANT_RTOL):
     constant. Standard deviations come from :func:`column_mean_var`; sparse X
     is never densified and a dask array is read once.
 
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix, dask array} of shape (n_samples, n_features)
+        The data.
+    rtol : float, default=1e-12
+        Largest standard deviation, relative to the largest of any feature, of a
+        feature counted as constant.
+
     Returns
     -------
     mask : ndarray of bool, shape (n_features,)
@@ -178,6 +198,13 @@ def transpose_dot(X, Y):
 
     For a dask X, Y is split into X's row blocks and the product is a blockwise
     sum (``sum_b X_b^T Y_b``).
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix, dask array} of shape (n, d)
+        The data.
+    Y : ndarray of shape (n, m)
+        In memory.
     """
     if is_dask_array(X):
         da = import_optional("dask.array", purpose="Computing on a dask array")
@@ -193,6 +220,13 @@ def gram_matrix(X, *, owner="ufsel"):
 
     Raises a ValueError naming ``owner`` when the d x d result would exceed
     ``MAX_GRAM_BYTES``.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix, dask array} of shape (n_samples, n_features)
+        The data.
+    owner : str, default="ufsel"
+        Name used in the error message (the calling selector).
     """
     _check_gram_size(X.shape[1], owner)
     if is_dask_array(X):
@@ -207,6 +241,13 @@ def scatter_matrix(X, *, owner="ufsel"):
     Computed as ``X^T X - n mean mean^T`` so sparse X is never centred (which
     would densify it); a dask X gives both terms in one blockwise pass. The
     result has X's floating dtype (float32 stays float32).
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix, dask array} of shape (n_samples, n_features)
+        The data.
+    owner : str, default="ufsel"
+        Name used in the error message (the calling selector).
     """
     _check_gram_size(X.shape[1], owner)
     n = X.shape[0]
@@ -226,6 +267,11 @@ def center_unit_norm(X):
     Returns a new dense float64 array (sparse input is densified: centring
     destroys sparsity). Used by Q-alpha (feature vectors ``m_i``) and by the
     SOGFS reference code.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+        The data.
     """
     M = X.toarray() if sparse.issparse(X) else np.array(X, dtype=np.float64)
     M = M.astype(np.float64, copy=False)
@@ -275,6 +321,16 @@ def graph_quadratic(X, W, *, block_size=None):
     k times nnz(X). A dask X is processed one pair of row blocks per task,
     skipping block pairs with no edge.
 
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix, dask array} of shape (n_samples, n_features)
+        The data.
+    W : sparse matrix of shape (n_samples, n_samples)
+        The graph.
+    block_size : int or None, default=None
+        Rows per block; None chooses a size that keeps each block's product
+        small.
+
     Returns
     -------
     q : ndarray of shape (n_features,), float64
@@ -308,6 +364,13 @@ def weighted_moments(X, w):
 
     Row-blocked for dense X (no n x d temporary), never densifies sparse X,
     one blockwise pass for a dask X.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix, dask array} of shape (n_samples, n_features)
+        The data.
+    w : ndarray of shape (n_samples,)
+        Sample weights.
     """
     w = np.asarray(w, dtype=np.float64)
     if is_dask_array(X):

@@ -64,6 +64,13 @@ def _norm_estimate(A, op, Y, random_state):
 def eigen_residuals(A, Y):
     """Rayleigh-Ritz pairs of A on span(Y) and their residual norms.
 
+    Parameters
+    ----------
+    A : ndarray of shape (n, n) or LinearOperator
+        Symmetric.
+    Y : ndarray of shape (n, c)
+        A basis of the trial subspace.
+
     Returns
     -------
     theta : ndarray of shape (c,), ascending Ritz values
