@@ -48,7 +48,7 @@ NEIGHBORS_ALGORITHMS = ("auto", "exact", "approximate", "hnsw", "nndescent", "br
 #: The approximate-search backends, in order of preference: ``"hnsw"`` is
 #: faiss's HNSW index (``pip install 'ufsel[ann]'``, compiled C++, no start-up
 #: cost), ``"nndescent"`` is pynndescent (``pip install 'ufsel[nndescent]'``,
-#: numba: its JIT compilation adds 40-70 s to its first fit in every process).
+#: numba: its JIT compilation adds tens of seconds to its first fit in every process).
 ANN_BACKENDS = ("hnsw", "nndescent")
 _BACKEND_MODULE = {"hnsw": "faiss", "nndescent": "pynndescent"}
 
@@ -175,7 +175,7 @@ def knn_graph(X, n_neighbors=5, *, metric="euclidean", algorithm="auto", n_jobs=
         :data:`HNSW_M` / :data:`HNSW_EF_SEARCH`), or ``"nndescent"``,
         NN-descent (pynndescent, ``pip install 'ufsel[nndescent]'``; about
         ``n log n`` distance evaluations, recall typically above 0.9, and a
-        40-70 s numba compilation on its first fit in each process, announced
+        numba compilation of tens of seconds on its first fit in each process, announced
         by a one-line logging warning);
         ``"auto"``: see :func:`resolve_neighbors_algorithm` (approximate from
         :data:`APPROX_NEIGHBORS_MIN_SAMPLES` samples when a backend is
@@ -497,9 +497,9 @@ def _knn_hnsw(X, n_neighbors, metric, n_jobs, init_indices=None):
 
 
 #: Numbers per block of pairwise differences formed by :func:`_exact_d2` (and the exact
-#: fallback of ``nearest_by_exact_distance``): 2 MiB of float64, which stays in cache. A
-#: block of 2^24 numbers (128 MiB) made the first call of a process on JAFFE (213 x 1024,
-#: 18 candidates each) take 98 ms in page faults, and later ones 14 ms, against 4 ms.
+#: fallback of ``nearest_by_exact_distance``): 2 MiB of float64, which stays in cache;
+#: much larger blocks cost page faults on the first call of a process and cache misses
+#: on later ones.
 _DIFF_BLOCK = 2**18
 
 
@@ -801,8 +801,8 @@ def knn_affinity_and_bandwidth(X, n_neighbors=5, *, weight="heat", t="mean",
     rng = check_random_state(random_state)
     if weight == "heat" and _shares_distance_matrix(X, algorithm, t):
         # The bandwidth needs every pairwise distance; the neighbours come from the same
-        # matrix instead of a second pass over all pairs: half the time of the graph
-        # (ORL 9.5 ms against 15.9 ms).
+        # matrix instead of a second pass over all pairs (about half the time of the
+        # graph).
         t, dist, ind = _bandwidth_and_neighbours(X, n_neighbors, t, n_jobs=n_jobs)
     else:
         dist, ind = knn_graph(X, n_neighbors, metric=metric, algorithm=algorithm, n_jobs=n_jobs,

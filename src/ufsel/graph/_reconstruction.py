@@ -99,9 +99,8 @@ def local_krr_laplacian(X, n_neighbors=5, *, reg=0.1, t="mean", kernel="heat", r
       the sparse affinity: zero diagonal, and zero wherever two neighbours of
       i are not themselves graph neighbours. That matrix is not a kernel
       Gram matrix (it is indefinite), ``K(N_i, N_i) + reg I`` can be nearly
-      singular, and the entries become large (A up to 580 and T up to 3.4e5
-      on COIL20 with k = 5, reg = 0.1, against 1.4 for T with
-      ``"heat"``), so T is dominated by a few badly conditioned
+      singular, and the entries can become large (orders of magnitude above
+      those of the ``"heat"`` form), so T is dominated by a few badly conditioned
       neighbourhoods. It is offered to reproduce the reference
       code (RUFS ``local_kernel="affinity"``).
 

@@ -36,10 +36,9 @@ __all__ = [
 ]
 
 #: ``eigen_solver="auto"`` uses AMG-preconditioned LOBPCG from this many nodes
-#: when pyamg is installed. Measured (benchmarks/bench_spectral.py, 5-NN graph
-#: of make_mnist70k_like, 10 eigenvectors, shared 2-core machine): at 70,000
-#: nodes ARPACK 21 s, AMG-LOBPCG 24 s, same subspace; AMG's cost grows about
-#: linearly while ARPACK's restarts grow faster, so AMG takes over above that.
+#: when pyamg is installed (benchmarks/bench_spectral.py compares the two): AMG's
+#: cost grows about linearly while ARPACK's restarts grow faster, so AMG takes over
+#: on large graphs.
 AMG_MIN_NODES = 100_000
 
 EIGEN_SOLVERS = ("auto", "dense", "arpack", "lobpcg", "amg")
@@ -196,8 +195,7 @@ def laplacian_smallest(L, k, *, random_state=None):
     (its indicator), and an eigensolver returns an arbitrary, round-off
     dependent basis of a repeated eigenvalue; a Krylov method (ARPACK) also
     finds the copies of a repeated eigenvalue only through rounding, slowly
-    and erratically (COIL20's 5-NN CAN graph, 9 components, 5 eigenpairs:
-    between 0.3 s and 13 s depending on the last bits of the weights). So
+    and erratically (its run time then depends on the last bits of the weights). So
     the graph is split into its components (:func:`scipy.sparse.csgraph.connected_components`,
     exact): the null space is returned in closed form, the normalised
     indicators ``1_C / sqrt(|C|)`` with eigenvalue exactly 0, in the order of
@@ -306,9 +304,8 @@ def determined_spectral_embedding(W, n_components, *, canonical=False, eigen_sol
 
     With more connected components than ``n_components + 1``, lambda = 0 has more
     non-trivial solutions (:func:`null_space_dimension`) than ``n_components``, and
-    which of them an eigensolver returns follows round-off (on COIL20's 5-NN graph,
-    9 components, a 1e-12 relative perturbation of X changed 47 of RSFS's top 50
-    features). The embedding is then the whole eigenspace (one column per component
+    which of them an eigensolver returns follows round-off, so a method that
+    starts from them would follow round-off too. The embedding is then the whole eigenspace (one column per component
     beyond the first) in the basis of :func:`canonical_embedding`; otherwise it is
     ``spectral_embedding(W, n_components)``, in that basis too when ``canonical``.
     Used for the starting clusters of RSFS and NDFS and for MCFS's regressions.

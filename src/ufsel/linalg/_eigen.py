@@ -24,8 +24,8 @@ DENSE_EIGH_MAX = 1500
 #: ... and a matrix that is already a dense array, for its smallest eigenpairs,
 #: up to this order: ARPACK's "SA" mode converges very slowly (or not at all in
 #: its default iteration limit) on the clustered near-zero spectrum of a
-#: rank-deficient d x d matrix such as UDFS's ``X^T L X`` on term counts (over
-#: 6 minutes on PCMAC, d = 3289), where LAPACK's subset ``eigh`` takes seconds.
+#: rank-deficient d x d matrix such as UDFS's ``X^T L X`` on term counts, where
+#: LAPACK's subset ``eigh`` is fast.
 DENSE_SMALLEST_MAX = 4096
 
 _WHICH = {"smallest": "SA", "largest": "LA"}

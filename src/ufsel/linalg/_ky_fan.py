@@ -34,9 +34,8 @@ __all__ = ["TIE_RTOL", "KyFanStep", "centered_row_space", "ky_fan_smallest",
            "ky_fan_smallest_low_rank", "ky_fan_smallest_diag_low_rank"]
 
 #: Two eigenvalues closer than this times ``||P||_F`` count as tied. Exact ties come
-#: out of LAPACK about 1e-14 ||P||_F apart (UDFS's first step on JAFFE, ORL, UMIST
-#: and lymphoma); the smallest real gap at the c-th eigenvalue seen on the shared data
-#: is 3.5e-8 ||P||_F (UDFS on COIL20). A gap above the threshold moves the eigenvectors
+#: out of LAPACK a few units of round-off apart, far below this, and real gaps lie far
+#: above it (benchmarks/studies/docstring_history.md, UDFS). A gap above the threshold moves the eigenvectors
 #: by at most (perturbation / gap), about 1e-2 for a 1e-12 relative perturbation.
 TIE_RTOL = 1e-10
 
@@ -289,8 +288,7 @@ class RowSpaceQuadratic:
     def woodbury_pays_off(self):
         """Whether ARPACK through the Woodbury identity
         (:func:`ky_fan_smallest_diag_low_rank`) is worth it: only when the rank r is well
-        below d, d >= 2 r (UMIST, d = 644 and r = 564: UDFS took 1.24 s with it against
-        0.54 s with dense solves)."""
+        below d, d >= 2 r (with r close to d the dense solves are faster)."""
         return self.basis.shape[0] >= 2 * self.basis.shape[1]
 
     def first_step(self, K, shift, c):

@@ -36,8 +36,7 @@ _ROW_BLOCK = 8192
 #: Bytes of one row block of ``W X`` in :func:`graph_quadratic` (at least 64 rows).
 #: Small enough for the allocator to reuse the block's memory: temporaries of several
 #: MiB are returned to the operating system when freed and page-faulted in again by
-#: the next call (ORL's 400 x 1024 product in one block: 6.3 ms; in 128-row blocks:
-#: 1.6 ms).
+#: the next call.
 _QUAD_BLOCK_BYTES = 1 << 20
 
 #: A d x d Gram matrix above this many bytes is refused rather than allocated.
@@ -80,7 +79,7 @@ def sparse_dense_matmul(S, X):
         return S @ X
     X = np.asarray(X)
     n = S.shape[0]
-    # the size test first: threadpoolctl's query scans the loaded libraries (about 4 ms)
+    # the size test first: threadpoolctl's query scans the loaded libraries (slow)
     if n < 2048 or S.nnz * (X.shape[1] if X.ndim > 1 else 1) < _THREADED_MIN_WORK:
         return np.asarray(S @ X)
     threads = min(_blas_threads(), n // 1024)
@@ -146,8 +145,8 @@ def constant_features(X, *, rtol=CONSTANT_RTOL):
 
     Feature j is constant when all its values are equal, or when its standard
     deviation is at most ``rtol`` times the largest standard deviation of any
-    feature (``std_j <= 1e-12 * max_k std_k``, the rule UFSA has always used
-    to leave features out). The first test catches exact constants whose
+    feature (``std_j <= 1e-12 * max_k std_k``, the rule UFSA uses to leave
+    features out). The first test catches exact constants whose
     computed variance is not exactly zero (``var`` of n copies of 3.55 is
     ``(4e-16)^2`` in float64, and ``E[x^2] - E[x]^2`` on dask data is far
     worse); the second catches features that vary only by round-off compared
@@ -345,8 +344,7 @@ def graph_quadratic(X, W, *, block_size=None):
     if isinstance(X, np.ndarray) and not X.flags.c_contiguous:
         # ``W_B @ X`` needs X row-major: SciPy copies a column-major X (what a MATLAB
         # file loads as) whole for every row block, and the row slices X_B are strided.
-        # One row-major copy up front instead (ORL, 400 x 1024: 6.3 ms -> 1.6 ms with
-        # the block size above).
+        # One row-major copy up front instead.
         X = np.ascontiguousarray(X)
     q = np.zeros(X.shape[1])
     for start in range(0, n, block_size):
