@@ -231,7 +231,7 @@ class DGUFS(PerCountRankingsMixin, BaseSelector):
     ----------
     scores_ : ndarray of shape (n_features,)
         Score of each feature, higher is better.
-    subset_ : ndarray of shape (n_features_to_select_,)
+    subset_ : ndarray of shape (`n_features_to_select_`,)
         Sorted indices of the selected subset (the features kept by the final
         Y-step); equals ``np.flatnonzero(get_support())``.
     L_ : ndarray of shape (n_samples, n_samples)

@@ -134,7 +134,7 @@ class JELSR(BaseSelector):
     W_ : ndarray of shape (n_features, n_clusters)
     embedding_ : ndarray of shape (n_samples, n_clusters)
         Y.
-    objective_ : ndarray of shape (n_iter_,)
+    objective_ : ndarray of shape (`n_iter_`,)
         Objective value after each iteration (see Notes).
     n_iter_ : int
         Number of iterations run.
@@ -142,7 +142,7 @@ class JELSR(BaseSelector):
         The number of features selected.
     n_features_in_ : int
         Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of the features seen during ``fit``, when X has feature names
         that are all strings.
 

@@ -245,7 +245,7 @@ class LGDFS(BaseSelector):
         Rank of each feature, 1 for the best.
     embedding_ : ndarray of shape (n_samples, n_clusters)
         Y of the last iteration.
-    objective_ : ndarray of shape (n_iter_,)
+    objective_ : ndarray of shape (`n_iter_`,)
         Objective value after each iteration (see Notes).
     n_iter_ : int
         Number of iterations run.
@@ -253,7 +253,7 @@ class LGDFS(BaseSelector):
         The number of features selected.
     n_features_in_ : int
         Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of the features seen during ``fit``, when X has feature names
         that are all strings.
 

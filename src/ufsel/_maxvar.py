@@ -30,7 +30,7 @@ class MaxVariance(BaseSelector):
         Rank of each feature, 1 = largest variance.
     n_features_to_select_ : int
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
 
     See Also
     --------

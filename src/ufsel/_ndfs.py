@@ -118,7 +118,7 @@ class NDFS(BaseSelector):
     W_ : ndarray of shape (n_features, n_clusters)
     F_ : ndarray of shape (n_samples, n_clusters)
         The non-negative cluster indicator.
-    objective_ : ndarray of shape (n_iter_,)
+    objective_ : ndarray of shape (`n_iter_`,)
         Objective value after each iteration (see Notes).
     n_iter_ : int
         Number of iterations run.
@@ -126,7 +126,7 @@ class NDFS(BaseSelector):
         The number of features selected.
     n_features_in_ : int
         Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of the features seen during ``fit``, when X has feature names
         that are all strings.
 

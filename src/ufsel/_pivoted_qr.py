@@ -180,7 +180,7 @@ class PivotedQR(BaseSelector):
         The pivoting round of each feature (-1 for constant features).
     n_features_to_select_ : int
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
 
     See Also
     --------

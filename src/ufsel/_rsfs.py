@@ -210,7 +210,7 @@ class RSFS(BaseSelector):
         The non-negative relaxed cluster indicator.
     Z_ : ndarray of shape (n_samples, n_clusters)
         The sparse noise on F.
-    objective_ : ndarray of shape (n_iter_,)
+    objective_ : ndarray of shape (`n_iter_`,)
         Objective value after each iteration (see Notes).
     n_iter_ : int
         Number of iterations run.
@@ -218,7 +218,7 @@ class RSFS(BaseSelector):
         The number of features selected.
     n_features_in_ : int
         Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of the features seen during ``fit``, when X has feature names
         that are all strings.
 

@@ -240,7 +240,7 @@ class SPCAFS(BaseSelector):
         Rank of each feature, 1 for the best.
     components_ : ndarray of shape (n_features, n_components)
         The projection W (orthonormal columns).
-    objective_ : ndarray of shape (n_iter_,)
+    objective_ : ndarray of shape (`n_iter_`,)
         Objective (23) after each iteration (non-increasing).
     n_iter_ : int
         Number of iterations run.
@@ -251,7 +251,7 @@ class SPCAFS(BaseSelector):
         The number of features selected.
     n_features_in_ : int
         Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of the features seen during ``fit``, when X has feature names
         that are all strings.
 

@@ -122,7 +122,7 @@ class UDFS(BaseSelector):
         the tied family (not determined by the data, unlike ``scores_``).
     tied_ : bool
         Whether the last step's c-th eigenvalue was tied.
-    objective_ : ndarray of shape (n_iter_,)
+    objective_ : ndarray of shape (`n_iter_`,)
         Objective value after each iteration (see Notes).
     n_iter_ : int
         Number of iterations run.
@@ -130,7 +130,7 @@ class UDFS(BaseSelector):
         The number of features selected.
     n_features_in_ : int
         Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of the features seen during ``fit``, when X has feature names
         that are all strings.
 

@@ -372,14 +372,14 @@ class UFSA(BaseSelector):
         The divisor applied to each feature (1 without standardisation).
     constant_features_ : ndarray of bool, shape (n_features,)
         Features left out as constant (score 0).
-    objective_ : ndarray of shape (n_iter_,)
+    objective_ : ndarray of shape (`n_iter_`,)
         Objective (7) after each iteration, with that iteration's ``lambda_i``
         (non-increasing with ``lambda_update="fixed"``).
     n_iter_ : int
         Number of iterations run.
-    w_step_converged_ : ndarray of bool, shape (n_iter_,)
+    w_step_converged_ : ndarray of bool, shape (`n_iter_`,)
         Whether each W-step met ``w_tol`` within ``w_max_iter``.
-    w_step_iter_ : ndarray of int, shape (n_iter_,)
+    w_step_iter_ : ndarray of int, shape (`n_iter_`,)
         Trust-region iterations of each W-step.
     solver_ : str
         ``"dense"``, ``"pushthrough"`` or ``"operator"``, the solver used.
@@ -389,7 +389,7 @@ class UFSA(BaseSelector):
         The number of features selected.
     n_features_in_ : int
         Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of the features seen during ``fit``, when X has feature names
         that are all strings.
 

@@ -268,7 +268,7 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         The resolved number of selected features.
     n_features_in_ : int
         Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of the features seen during ``fit``, only for input with string
         column names (a DataFrame).
 

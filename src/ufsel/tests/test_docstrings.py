@@ -159,3 +159,54 @@ def test_selector_parameters_are_all_described(cls):
     errors = [f"{code}: {message}" for code, message in result["errors"]
               if code in REQUIRED_CHECKS | {"PR07"}]
     assert not errors, "\n".join(errors)
+
+
+# reST markup that plain docstring text must not contain by accident (the docs are built
+# with warnings as errors): ``name_`` is a hyperlink reference and ``|x|`` a substitution.
+# Inline literals, roles, interpreted text, bold and emphasis are left out first.
+_MARKUP = re.compile(r"(:[\w:+-]+:`[^`]*`|``.+?``|`[^`]*`_{0,2}|\*\*[^*]+\*\*|\*[^*\s][^*]*\*)")
+_REFERENCE = re.compile(r"(?<![^\s(\[{<'\"/-])[A-Za-z][A-Za-z0-9_]*_(?=$|[\s.,:;!?)\]}'\"/\\>-])")
+_SUBSTITUTION = re.compile(r"(?<![\w|`])\|(?=\S)[^|`\n]*?\S\|(?![\w|])")
+
+
+def _accidental_markup(lines):
+    found, literal_indent = [], None
+    for line in lines:
+        stripped = line.lstrip()
+        indent = len(line) - len(stripped)
+        if literal_indent is not None:
+            if not stripped or indent > literal_indent:
+                continue
+            literal_indent = None
+        if stripped.rstrip().endswith("::"):
+            literal_indent = indent
+        if stripped.startswith((">>>", "...", "|", "+", "=", ".. ")):
+            continue
+        text = _MARKUP.sub(" ", line)
+        found += [m.group() for m in _REFERENCE.finditer(text)]
+        found += [m.group() for m in _SUBSTITUTION.finditer(text)]
+    return found
+
+
+@pytest.mark.parametrize("path", [_params(p) for p in _public_objects()])
+def test_rendered_docstring_has_no_accidental_rest_markup(path):
+    from numpydoc.docscrape_sphinx import get_doc_object
+
+    module_name, _, name = path.rpartition(".")
+    owner = importlib.import_module(module_name) if module_name in MODULES else None
+    if owner is None:
+        module_name, _, cls = module_name.rpartition(".")
+        owner = getattr(importlib.import_module(module_name), cls)
+    obj = getattr(owner, name)
+    if isinstance(obj, property):
+        obj = obj.fget
+    lines = str(get_doc_object(obj, config={"show_class_members": False})).splitlines()
+    found = _accidental_markup(lines)
+    assert not found, (f"{path}: write these as ``literal`` (reST reads them as markup): "
+                       f"{found}")
+
+
+def test_accidental_markup_detector():
+    assert _accidental_markup(["shape (n_iter_,)", "max_k |a_k|"]) == ["n_iter_", "|a_k|"]
+    assert _accidental_markup(["shape (`n_iter_`,)", "``|a|``", "**scores_** : x"]) == []
+    assert _accidental_markup(["Objective::", "", "    |x| and n_iter_", "done"]) == []
