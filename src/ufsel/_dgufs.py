@@ -323,6 +323,9 @@ class DGUFS(PerCountRankingsMixin, BaseSelector):
     dense LAPACK otherwise), entrywise n x n updates and the scores (O(n d r)). The
     eigensolve uses every BLAS thread and the products between two eigensolves one.
 
+    See the fidelity guide,
+    `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__.
+
     References
     ----------
     .. [1] J. Guo, W. Zhu. Dependence guided unsupervised feature selection.

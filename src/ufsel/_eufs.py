@@ -167,6 +167,9 @@ class EUFS(BaseSelector):
     Each iteration costs O(n d c) plus O(nnz(L) c) per inner Z-step; no dense n x n
     matrix.
 
+    See the fidelity guide,
+    `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__.
+
     References
     ----------
     .. [1] S. Wang, J. Tang, H. Liu. Embedded unsupervised feature selection.

@@ -155,6 +155,9 @@ class EVSC(BaseSelector):
     Cost: one k-NN graph, a partial eigensolver for c eigenpairs and
     O(c (nnz(W) + nnz(X))) for the sensitivities; no dense n x n matrix.
 
+    See the fidelity guide,
+    `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__.
+
     References
     ----------
     .. [1] Y. Jiang, J. Ren. Eigenvalue sensitive feature selection. ICML 2011.

@@ -284,7 +284,9 @@ class LGDFS(BaseSelector):
     4. Y = the c smallest non-trivial eigenvectors of ``L_l + alpha L_g`` (Eq. 11)
        (:func:`lgdfs_embedding`);
     5. W_i and W by Eq. (12) (:func:`lgdfs_regression_norms`);
-    6. z by Eq. (14) (:func:`lgdfs_z_step`).
+    6. z by Eq. (14), ``z_j = ||W_bar_j|| / sum_j' ||W_bar_j'||`` with
+       ``||W_bar_j||^2 = sum_i lambda_i ||(W_i)_j||^2 + alpha lambda ||W_j||^2``, the
+       exact minimiser over the simplex (:func:`lgdfs_z_step`).
 
     **Interpretations and corrections** of the paper:
 

@@ -182,6 +182,9 @@ class QAlpha(BaseSelector):
     memory O(d^2), no n x n matrix. Sparse X is applied as an operator
     (:func:`standardised_operator`), C coming from the sparse scatter matrix.
 
+    See the fidelity guide,
+    `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__.
+
     References
     ----------
     .. [1] L. Wolf, A. Shashua. Feature selection for unsupervised and

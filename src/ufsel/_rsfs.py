@@ -246,8 +246,11 @@ class RSFS(BaseSelector):
        identity (:func:`ufsel.linalg.ridge_solve`).
     2. Z-step, Eq. (13): ``Z = soft_threshold(F - X W, gamma / (2 alpha))``, the exact
        minimiser of Eq. (12) (the Huber link of Eq. 14).
-    3. F-step, Eq. (18): the multiplicative rule with the positive and negative parts
-       of M and ``A = X W + Z``.
+    3. F-step, Eq. (18) (:func:`rsfs_f_step`), with ``A = X W + Z`` and ``M^+``,
+       ``M^-``, ``A^+``, ``A^-`` the entrywise positive and negative parts::
+
+           F <- F * (M^- F + nu F + alpha A^+) / (M^+ F + alpha F + nu F F^T F + alpha A^-)
+
     4. D from the new W.
 
     Features are ranked by ``||w_i||_2`` (Algorithm 1, step 11). ``objective_`` is the

@@ -267,6 +267,9 @@ class SOGFS(BaseSelector):
     and c + 1 eigenpairs of the sparse Laplacian (shift-invert ARPACK; dense up to
     200 samples); memory O(n k + d^2).
 
+    See the fidelity guide,
+    `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__.
+
     References
     ----------
     .. [1] F. Nie, W. Zhu, X. Li. Unsupervised feature selection with
