@@ -305,8 +305,9 @@ def determined_spectral_embedding(W, n_components, *, canonical=False, eigen_sol
     With more connected components than ``n_components + 1``, lambda = 0 has more
     non-trivial solutions (:func:`null_space_dimension`) than ``n_components``, and
     which of them an eigensolver returns follows round-off, so a method that
-    starts from them would follow round-off too. The embedding is then the whole eigenspace (one column per component
-    beyond the first) in the basis of :func:`canonical_embedding`; otherwise it is
+    starts from them would follow round-off too. The embedding is then the whole
+    eigenspace (one column per component beyond the first) in the basis of
+    :func:`canonical_embedding`; otherwise it is
     ``spectral_embedding(W, n_components)``, in that basis too when ``canonical``.
     Used for the starting clusters of RSFS and NDFS and for MCFS's regressions.
 
