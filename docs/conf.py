@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import os
-import sys
-import warnings
 from pathlib import Path
 
 # The gallery runs in this process, with one BLAS/OpenMP thread unless OMP_NUM_THREADS
-# says otherwise: on the shared 2-core machine under load, two examples took 7-8 minutes
-# in a build with default threads against 13-18 s as scripts with one thread.
+# says otherwise: on a busy machine, the examples' small fits are much slower with
+# several threads competing for the cores than with one.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from threadpoolctl import threadpool_limits  # noqa: E402
@@ -19,8 +17,6 @@ import ufsel  # noqa: E402
 _THREADS = threadpool_limits(int(os.environ["OMP_NUM_THREADS"]))
 
 DOCS = Path(__file__).resolve().parent
-sys.path.insert(0, str(DOCS))
-import _docstrings  # noqa: E402  (docs/_docstrings.py)
 
 project = "ufsel"
 author = "the ufsel authors"
@@ -71,9 +67,6 @@ sphinx_gallery_conf = {
     "show_memory": False,
 }
 os.environ.setdefault("MPLBACKEND", "Agg")
-# numpydoc also parses each raw docstring to look for a signature and warns about the
-# sections it does not know; _docstrings.move_unknown_sections keeps them in the pages.
-warnings.filterwarnings("ignore", message="Unknown section", category=UserWarning)
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"ufsel {release}"
@@ -106,4 +99,3 @@ def _guide_toctree(app, docname, source):
 
 def setup(app):
     app.connect("source-read", _guide_toctree)
-    _docstrings.setup(app)

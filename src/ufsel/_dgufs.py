@@ -26,8 +26,7 @@ MAX_SAMPLES = 5000
 #: Up to this order the rank proximal step uses a dense LAPACK solve (the eigenpairs
 #: above the threshold, ``eigh(subset_by_value=...)``); above it, ARPACK for the largest
 #: eigenpairs, enlarged until the smallest one found is below the threshold. The
-#: threshold lies inside a continuum of eigenvalues (on digits, 1797 x 64: gaps of
-#: 1e-2 next to a largest eigenvalue near 500), where ARPACK needs about 750
+#: threshold often lies inside a continuum of eigenvalues, where ARPACK needs many
 #: products per call and is slower than LAPACK on the whole matrix.
 _DENSE_PROX_MAX = 2500
 
@@ -37,13 +36,10 @@ def _one_blas_thread(controller):
     eigensolves of a fit); ``controller`` is a ``threadpoolctl.ThreadpoolController``
     (made once per fit: it scans the loaded libraries).
 
-    With two OpenBLAS threads, a multi-threaded level-3 product between two
-    eigensolves slows the next eigensolve down: on a 2-core machine (32 MiB
-    L3), a 1797 x 1797 ``eigh`` took 0.24 s after a two-thread
-    ``V diag(w) V^T`` and 0.19 s after the same product on one thread (which
-    itself takes about as long, 9 ms). The products between the eigensolves
-    are small next to them (n x n x r with r the rank, often tens), so they
-    run on one thread; the eigensolves keep every thread.
+    With several OpenBLAS threads, a multi-threaded level-3 product between two
+    eigensolves slows the next eigensolve down. The products between the
+    eigensolves are small next to them (n x n x r with r the rank, often tens), so
+    they run on one thread; the eigensolves keep every thread.
     """
     return controller.limit(limits=1, user_api="blas")
 
@@ -86,9 +82,7 @@ def _rank_prox(A, eta, *, k_hint=None, random_state=None, overwrite_a=False):
       otherwise only those above the threshold (``evr``,
       ``subset_by_value``). Both start with the same tridiagonal reduction;
       the MRRR back-transformation of a few hundred vectors costs more than
-      divide and conquer's of all n (digits, 1797 samples: 1.45 s against
-      0.94 s for the 772 eigenpairs of the first step, 0.37 s against 0.9 s
-      for the 40 of a late one).
+      divide and conquer's of all n, of a few tens less.
     - larger n: ARPACK for the largest ``k`` eigenpairs (``k`` starting at
       ``k_hint + 8``, doubled until the smallest found is below the
       threshold; dense LAPACK once k exceeds n / 10, where ARPACK is no
@@ -100,8 +94,7 @@ def _rank_prox(A, eta, *, k_hint=None, random_state=None, overwrite_a=False):
     symmetric only to rounding, as the L-step's input is; either triangle
     defines the same matrix up to rounding). Not ``lower=False`` on the
     transpose, which would read A's lower triangle: OpenBLAS's reduction of an
-    upper triangle is slower with two threads (digits, a late L-step's 1797 x
-    1797 matrix: 0.25 s against 0.19 s; the same with one thread).
+    upper triangle is slower with several threads.
     """
     thr = np.sqrt(eta)
     n = A.shape[0]
@@ -138,8 +131,8 @@ def _binary_prox(Q, g, out=None):
     if g > 1:
         np.copyto(P, Q > 0.5 * (g + 1.0))
         return P
-    # min(Q, 1) where Q >= sqrt(g), else 0, without a masked assignment (5 ms
-    # against 15 ms on 1797 x 1797): clip, then multiply by the 0-1 mask
+    # min(Q, 1) where Q >= sqrt(g), else 0, without a masked assignment (slower on
+    # n x n arrays): clip, then multiply by the 0-1 mask
     np.clip(Q, 0.0, 1.0, out=P)
     np.multiply(P, Q >= np.sqrt(g), out=P)
     return P
@@ -198,133 +191,16 @@ def dgufs_objective(Y, L, S, *, alpha, beta, hsic_scale, rank=None):
 
 
 class DGUFS(PerCountRankingsMixin, BaseSelector):
-    """Dependence guided unsupervised feature selection.
+    """Dependence Guided Unsupervised Feature Selection (DGUFS).
 
-    J. Guo, W. Zhu. "Dependence Guided Unsupervised Feature Selection",
-    AAAI 2018. The selected features Y (the rows of ``X^T`` in a subset of
-    size m, the rest zero) and a cluster-label kernel ``L = V^T V`` are
-    learnt jointly: the dependence (HSIC) between Y and L is maximised, L
-    agrees with a sample graph S, and L has low rank::
+    Selects a subset of m features and learns a binary, low-rank cluster-label kernel
+    L jointly: the dependence (HSIC) between the selected features and L is
+    maximised while L agrees with a k-NN sample graph (Guo and Zhu, AAAI 2018 [1]_).
+    The result is a subset, which depends on m; ``scores_`` orders the other
+    features after it.
 
-        min_{Y, L}  -(1 - beta) tau Tr(Y H0 L H0 Y^T) - beta Tr(S^T L) + alpha rank(L)
-        s.t.  ||Y||_{2,0} = m,  ||X^T - Y||_{2,0} = d - m,  L = M,  M in {0, 1}^{n x n}
-
-    (``H0 = I - 1 1^T / n``; the two l2,0 constraints together say that Y
-    equals ``X^T`` on exactly m rows and is zero elsewhere). Iterations:
-
-    - Y-step, **exact**: Y keeps the m features of largest HSIC contribution
-      ``s_j = x~_j^T L x~_j`` (``x~_j`` the centred feature j), the exact
-      minimiser over the feasible Y because the trace is a sum over rows;
-    - L-step (exact minimiser of the augmented Lagrangian, PSD L):
-      eigenvalues of ``T = M + ((1 - beta) tau K + beta S - Lambda) / mu``
-      above ``sqrt(2 alpha / mu)`` kept, ``K = H0 Y^T Y H0`` the linear
-      kernel of the selected features;
-    - M-step (exact, entrywise): ``argmin gamma ||M||_0 - <Lambda, M> +
-      mu/2 ||L - M||^2`` with entries in {0, 1} while ``2 gamma / mu > 1``
-      and in [0, 1] after (the reference ``solve_l0_binary``), ``diag(M) = 1``;
-    - ``Lambda += mu (L - M)``, ``mu = min(rho mu, mu_max)``.
-
-    Stops when ``||L - M||_inf < tol`` (the reference's test) and the subset
-    did not change, or when the subset has not changed for
-    ``n_iter_no_change`` consecutive iterations. The second test is what
-    ends a default fit: the L/M splitting reaches ``tol`` only as mu
-    approaches mu_max (about 240 iterations with rho = 1.1 from mu0 = 1),
-    long after the subset has settled (on COIL20 with m = 50 it last changes
-    at iteration 26 of 242; the run to ``tol`` selects the same subset).
-    The patience is a heuristic, not a fixed-point test: on digits
-    (1797 x 64, ``benchmarks/dgufs_patience.py``) the subset for m = 16
-    changes at iteration 12 after 10 unchanged iterations, and for m = 8 at
-    iteration 33 after 31 unchanged ones, so the default fit for m = 8 (which
-    stops at iteration 21) returns a subset that later changes. Pass
-    ``n_iter_no_change=None`` to run to ``tol``.
-
-    **Why the reference ADMM diverges, and what changed.** The reference
-    code (the authors' code, see docs/guide/fidelity.md, Jun Guo's v1.0) splits ``Z = Y`` (Z carries
-    ``||X^T - Z||_{2,0} <= d - m``, Y carries ``||Y||_{2,0} <= m``) and
-    linearises the HSIC term as ``Tr(Y C Z^T)``, ``C = H L H``. On a row that is
-    free in both Y and Z, ``-Tr(Y C Z^T)`` with ``Y = Z = t y`` goes to minus infinity
-    as t grows while the penalty ``mu/2 ||Z - Y||^2`` stays zero: the
-    augmented Lagrangian is unbounded below for every mu. Its Z- and
-    Y-steps (``Z = Y + ((1 - beta) Y C - Lambda1) / mu`` on the free rows,
-    then ``Y = Z + ((1 - beta) Z C + Lambda1) / mu``) are therefore power
-    iterations with ratio about ``(1 - beta) lambda_max(C) / mu`` per
-    half-step; with ``mu0 = 1e-6`` the Z-step chooses as "free" exactly the
-    rows Y selected (where the gradient is largest), and the iterates grow
-    geometrically. In this class's previous version the reference's
-    rescaling of the L-step input (``speedUp``) was also missing, so L itself
-    grew like ``1 / mu`` (|L| about 1e4 on COIL20) and the objective went
-    from -3e9 to -2e100 in 5 iterations (a factor 1e21-1e24 per
-    iteration); the subset then equalled the 50 largest-variance features
-    on COIL20. The Z/Y split exists only to make the two
-    l2,0 constraints separable, and over their intersection the Y-subproblem
-    has the closed form above, so it is solved exactly: Y, Z and Lambda1
-    collapse into one bounded variable (X restricted to m rows), and only the
-    L/M splitting, whose augmented Lagrangian is bounded below (L PSD, M in
-    a box), keeps the ADMM form.
-
-    Interpretations (the paper's text was not available to this
-    implementation; the formulas are written out in full instead of cited):
-
-    - ``tau`` (``hsic_scale_``): the reference scales ``H Y^T Z H`` to
-      [0, 1] at every iteration (``speedUp``: zero diagonal, min-max scaled
-      off-diagonal) before adding ``beta S``. That shift destroys the
-      centring (the one-cluster kernel ``1 1^T``, which carries no
-      dependence, gets the largest "HSIC"; with it the L/M iterations were
-      observed to converge to ``M = 1 1^T``), and a per-iteration rescaling
-      leaves no fixed objective. Here ``tau = 1 / max|K_0|`` is fixed once
-      per fit, ``K_0`` the kernel of the first subset: the HSIC gradient's
-      entries start in [-1, 1], on the scale of S, and the objective is
-      fixed. The paper's ``H = H0 / (n - 1)`` would make the HSIC term
-      negligible beside ``beta Tr(S L)`` (2e-5 of it on COIL20, for the 50
-      largest-variance features and L the true class kernel).
-    - ``mu0`` (default 1.0): the reference's ``mu0 = 1e-6`` goes with its
-      rescaling of the whole L-step input to [0, 1] (``speedUp(temp2)``),
-      which makes L independent of mu but is no minimiser of anything
-      (and with alpha = 1 its rank threshold ``sqrt(2 alpha / mu) = 1414``
-      exceeded every eigenvalue of the rescaled input in a re-implementation
-      on COIL20: L = 0 for 40 iterations). The
-      exact L-step here scales like ``1 / mu``; ``mu0 = 1`` puts the penalty on
-      the scale of G (entries in [-1, 1]) and M (entries in [0, 1]). With
-      ``mu0 = 1e-6`` the iterates stay bounded but ``||L - M||`` starts at
-      about 1e6 and needs hundreds of iterations to shrink.
-      rho = 1.1, mu_max = 1e10 and gamma = 5e-3 are the reference values.
-    - S: 0-1 k-NN graph with self-loops (k nearest others plus the point
-      itself, the reference ``getS``'s default), OR-symmetrised. On exactly
-      tied distances (digits' integer pixels: 34 of 1797 rows have a tie at
-      the 5th neighbour) the neighbours of smaller index are kept
-      (:func:`ufsel.graph.knn_graph`), so S does not depend on the thread
-      count.
-    - Start: ``L = M = S``, ``Lambda = 0`` (the reference starts from
-      ``L = M = 0``, where every HSIC score is zero and the first subset is
-      arbitrary); the first subset keeps the m features of largest
-      ``x~_j^T S x~_j``.
-    - ``objective_`` records :func:`dgufs_objective` at (Y, L) after each
-      iteration (rank = number of eigenvalues kept), ``residual_`` the
-      constraint residual ``||L - M||_inf``. ADMM is not a descent method:
-      the objective settles as the residual goes to zero, it need not
-      decrease monotonically.
-
-    **Subset and ranking.** DGUFS returns a subset, not a ranking.
-    ``scores_`` are the HSIC contributions ``tau s_j`` of the final Y-step,
-    whose m largest are exactly the selected subset (``subset_``, equal to
-    ``np.flatnonzero(get_support())`` and to the non-zero rows of ``Y_``);
-    the other features follow in the order in which that Y-step would add
-    them. The subset depends on m = ``n_features_to_select``;
-    :meth:`fit_rankings` runs one fit per requested count.
-
-    Cost per iteration: ``K`` (O(n^2 m)), the eigenpairs of an n x n matrix
-    above the threshold (ARPACK for the few largest when n > 2500 and the
-    rank is below n / 10, dense LAPACK otherwise), entrywise n x n updates,
-    and the scores (O(n d r), r = rank(L)). The eigensolve uses every BLAS
-    thread, the products between two eigensolves one (see
-    ``_one_blas_thread``: a multi-threaded product slows the next eigensolve
-    down). A default fit on digits (1797 x 64, m = 16, 32 iterations) takes
-    about 8.5 s with two BLAS threads and 12 s with one (docs/guide/performance.md,
-    "DGUFS"). Memory: six dense n x n matrices; ``n_samples > 5000`` raises a
-    ValueError.
-
-    Sparse X is densified (its n x n kernels and centred n x d products need the
-    dense data; :func:`ufsel.base.densify` refuses above ``MAX_DENSE_BYTES``).
+    Sparse input is densified; the fit holds six dense n x n matrices and refuses
+    more than 5000 samples.
 
     Parameters
     ----------
@@ -340,6 +216,7 @@ class DGUFS(PerCountRankingsMixin, BaseSelector):
     mu0 : float, default=1.0
         Initial ADMM penalty.
     max_iter : int, default=300
+        Maximum number of iterations.
     tol : float, default=1e-6
         On ``||L - M||_inf``.
     n_iter_no_change : int or None, default=20
@@ -353,7 +230,8 @@ class DGUFS(PerCountRankingsMixin, BaseSelector):
     Attributes
     ----------
     scores_ : ndarray of shape (n_features,)
-    subset_ : ndarray of shape (n_features_to_select_,)
+        Score of each feature, higher is better.
+    subset_ : ndarray of shape (`n_features_to_select_`,)
         Sorted indices of the selected subset (the features kept by the final
         Y-step); equals ``np.flatnonzero(get_support())``.
     L_ : ndarray of shape (n_samples, n_samples)
@@ -367,10 +245,86 @@ class DGUFS(PerCountRankingsMixin, BaseSelector):
     hsic_scale_ : float
         tau.
     objective_ : list of float
+        Objective value after each iteration (see Notes).
     residual_ : list of float
         ``||L - M||_inf`` per iteration.
     n_iter_ : int
+        Number of iterations run.
     ranking_, n_features_to_select_, n_features_in_
+
+    See Also
+    --------
+    SOGFS
+        Learns a graph with c connected components and a row-sparse projection.
+    NDFS
+        Spectral clustering and sparse regression, jointly.
+
+    Notes
+    -----
+    **Objective** (``H0 = I - 1 1^T / n``; Y equals ``X^T`` on exactly m rows and is
+    zero elsewhere)::
+
+        min_{Y, L}  -(1 - beta) tau Tr(Y H0 L H0 Y^T) - beta Tr(S^T L) + alpha rank(L)
+        s.t. ||Y||_{2,0} = m, ||X^T - Y||_{2,0} = d - m, L = M, M in {0, 1}^(n x n)
+
+    **Iterations**:
+
+    - Y-step (exact): keep the m features of largest HSIC contribution
+      ``s_j = x~_j^T L x~_j`` (``x~_j`` the centred feature j); the trace is a sum over
+      rows, so this is the exact minimiser.
+    - L-step (exact minimiser of the augmented Lagrangian over PSD L): keep the
+      eigenvalues of ``T = M + ((1 - beta) tau K + beta S - Lambda) / mu`` above
+      ``sqrt(2 alpha / mu)``, ``K = H0 Y^T Y H0``.
+    - M-step (exact, entrywise): ``argmin gamma ||M||_0 - <Lambda, M> +
+      (mu / 2) ||L - M||^2`` with entries in {0, 1} while ``2 gamma / mu > 1`` and in
+      [0, 1] after (the reference's ``solve_l0_binary``), ``diag(M) = 1``.
+    - ``Lambda += mu (L - M)``, ``mu = min(rho mu, mu_max)``.
+
+    The fit stops when ``||L - M||_inf < tol`` and the subset did not change, or when
+    the subset has not changed for ``n_iter_no_change`` iterations. The second test
+    usually ends a default fit, long before the splitting reaches ``tol``; it is a
+    heuristic, and a subset can still change after a long unchanged run: pass
+    ``n_iter_no_change=None`` to run to ``tol``.
+
+    **Deviation from the reference ADMM.** Jun Guo's code splits ``Z = Y`` and
+    linearises the HSIC term as ``Tr(Y C Z^T)``; on a row free in both Y and Z that
+    term is unbounded below while the penalty stays zero, so its Z- and Y-steps are
+    power iterations and the iterates grow geometrically. The split exists only to
+    make the two l2,0 constraints separable; over their intersection the Y-problem
+    has the closed form above, so it is solved exactly and only the L/M splitting,
+    whose augmented Lagrangian is bounded below, keeps the ADMM form.
+
+    **Interpretations** (the paper's text was not available; the formulas are written
+    out in full):
+
+    - ``tau`` (``hsic_scale_``) is fixed once per fit as ``1 / max|K_0|``, ``K_0`` the
+      kernel of the first subset, so the HSIC gradient starts on the scale of S. The
+      reference rescales ``H Y^T Z H`` to [0, 1] at every iteration, which destroys
+      the centring and leaves no fixed objective; the paper's ``H0 / (n - 1)`` would
+      make the HSIC term negligible beside ``beta Tr(S L)``.
+    - ``mu0=1.0``: the exact L-step scales like ``1 / mu``, and mu0 = 1 puts the
+      penalty on the scale of the kernels. The reference's 1e-6 goes with its
+      rescaling of the L-step input, which minimises nothing. rho = 1.1,
+      mu_max = 1e10 and gamma = 5e-3 are the reference values.
+    - S is the 0-1 k-NN graph with self-loops (the reference ``getS``),
+      OR-symmetrised; tied distances keep the neighbours of smaller index
+      (:func:`ufsel.graph.knn_graph`), so S does not depend on the thread count.
+    - Start: ``L = M = S``, ``Lambda = 0`` (the reference starts from 0, where every
+      HSIC score is zero and the first subset is arbitrary); the first subset keeps
+      the m features of largest ``x~_j^T S x~_j``.
+    - ``objective_`` records :func:`dgufs_objective` after each iteration and
+      ``residual_`` the residual ``||L - M||_inf``; ADMM is no descent method, so the
+      objective need not decrease monotonically.
+    - ``scores_`` are the HSIC contributions ``tau s_j`` of the final Y-step, whose m
+      largest are exactly ``subset_``; :meth:`fit_rankings` runs one fit per count.
+
+    Each iteration costs ``K`` (O(n^2 m)), the eigenpairs of an n x n matrix above the
+    threshold (ARPACK for the few largest when n > 2500 and the rank is below n / 10,
+    dense LAPACK otherwise), entrywise n x n updates and the scores (O(n d r)). The
+    eigensolve uses every BLAS thread and the products between two eigensolves one.
+
+    See the fidelity guide,
+    `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__.
 
     References
     ----------

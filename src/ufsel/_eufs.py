@@ -56,83 +56,22 @@ def _nonneg_quadratic(L, T, beta, mu, Z0, n_steps, lip):
 
 
 class EUFS(BaseSelector):
-    """Embedded unsupervised feature selection.
+    """Embedded Unsupervised Feature Selection (EUFS).
 
-    S. Wang, J. Tang, H. Liu. "Embedded Unsupervised Feature Selection",
-    AAAI 2015. Feature selection is embedded in a clustering model: X is
-    factorised as ``U V^T`` with U a (relaxed) cluster indicator and V the
-    feature loadings, whose row sparsity selects features::
+    Embeds feature selection in a clustering model: X is factorised as ``U V^T`` with
+    U a relaxed, non-negative, orthonormal cluster indicator smoothed on a k-NN graph
+    and V the feature loadings, whose row sparsity selects the features; solved by
+    ADMM (Wang, Tang and Liu, AAAI 2015 [1]_). Features are ranked by the row norms
+    of V.
 
-        min_{U, V}  ||X - U V^T||_{2,1} + alpha ||V||_{2,1} + beta Tr(U^T L U)
-        s.t.  U^T U = I,  U >= 0,
-
-    solved by ADMM with ``E = X - U V^T`` and
-    ``Z = U``: the augmented Lagrangian
-    ``||E||_{2,1} + alpha ||V||_{2,1} + beta Tr(Z^T L Z) + <Y1, X - U V^T - E>
-    + <Y2, Z - U> + mu/2 ||X - U V^T - E||^2 + eta mu/2 ||Z - U||^2`` is
-    minimised block by block:
-
-    - E: row-wise shrinkage of ``X - U V^T + Y1/mu`` at ``1/mu`` (prox of l2,1);
-    - V: with ``K = X - E + Y1/mu`` and ``U^T U = I``, the V-problem is
-      ``alpha ||V||_{2,1} + mu/2 ||V - K^T U||^2``: row-wise shrinkage of
-      ``K^T U`` at ``alpha/mu``;
-    - U: ``max_{U^T U = I} Tr(U^T (K V + eta Z + Y2/mu))``: orthogonal
-      Procrustes (thin SVD);
-    - Z: ``min_{Z >= 0} beta Tr(Z^T L Z) + eta mu/2 ||Z - U + Y2/(eta mu)||^2``;
-    - multipliers ``Y1 += mu (X - U V^T - E)``, ``Y2 += eta mu (Z - U)``,
-      ``mu = min(rho mu, mu_max)``.
-
-    Features are ranked by ``||v^j||_2``.
-
-    Sources. Equation numbers unverified: the paper text was not available
-    to the review of this docstring (only its first page, which names ADMM
-    as the solver: https://object.cloud.sdsc.edu/v1/AUTH_da4962d3368042ac8337e2dfdd3e7bf3/ml-papers-txt/AAAI/2015/embedded_unsupervised_feature_selection__6ed906ce.txt),
-    and no code by the authors was found, so the formulas are written out in
-    full; the steps above are the exact block minimisers of the stated
-    augmented Lagrangian. The one public re-implementation found, an
-    anonymous MATLAB ``eufs.m`` ("implemented by lim"; a modified copy is
-    ml-lab-sau/Variants-of-Unsupervised-Feature-Selection ``eufsM.m``), uses
-    the same variables (``E = X - U V^T``, ``Z = U``, row shrinkage for E and
-    V, SVD Procrustes for U, ``rho = 1.1``) but splits the graph term as
-    ``beta Tr(U^T L Z)``, which makes the Z-step the closed form
-    ``Z = max(U - Y/mu - (beta/mu) L U, 0)``, starts from ``mu`` in
-    ``[1e-6, 1e-3]`` ("in paper", says its comment), U = V = 0, and runs 10
-    iterations. It has two evident slips (``mu = max(rho mu, mu_max)``
-    instead of ``min``; ``L Z`` not divided by mu in the U-step), so it is
-    not followed literally; whether its ``Tr(U^T L Z)`` split is the
-    paper's could not be checked. Both splittings have the same feasible
-    points (Z = U) and the same objective there.
-
-    Interpretations:
-
-    - The graph term is attached to the non-negative copy Z; its block is a
-      strongly convex non-negative quadratic, solved by ``n_inner`` steps of
-      accelerated projected gradient, warm-started.
-    - The V-block is solved exactly by group soft thresholding (valid because
-      ``U^T U = I`` holds for the current U).
-    - L is the unnormalised Laplacian of a k-NN heat-kernel graph (k = 5).
-    - U starts as the column-normalised k-means indicator (non-negative and
-      orthonormal), V as ``X^T U``, Z = U, E = 0, multipliers 0.
-    - The constraint ``Z = U`` gets the penalty ``eta mu`` with
-      ``eta = ||X||_F^2 / n`` (mean squared sample norm), so that both
-      constraints are weighted on the scale of the data; with a single mu
-      (``eta = 1``) the term ``K V`` dominates the U-step and U and Z take
-      hundreds of iterations to agree.
-    - ``mu0 = 1``, ``rho = 1.1``, ``mu_max = 1e8``; the iterations stop when
-      both relative primal residuals ``||X - U V^T - E|| / ||X||`` and
-      ``||Z - U|| / ||U||`` fall below ``tol``. ADMM is not a descent method:
-      ``objective_`` (the objective above at the current U, V) is recorded
-      but need not decrease at every iteration.
-
-    Cost per iteration O(n d c) plus O(nnz(L) c) per inner Z step; no n x n
-    dense matrix (L is sparse). Sparse X is densified: the ADMM variables E
-    and Y1 are dense n x d matrices whatever X is, so a dense copy of X costs
-    no more; above ``ufsel.base.MAX_DENSE_BYTES`` (4 GiB) the fit refuses
-    sparse input with a ``ValueError`` instead.
+    Sparse input is densified (the ADMM variables are dense n x d matrices) and
+    refused above ``ufsel.base.MAX_DENSE_BYTES``.
 
     Parameters
     ----------
     n_features_to_select : int, float or None, default=None
+        Number of features to select (int), fraction of the features (float in
+        (0, 1]), or None for half of them.
     n_clusters : int, default=5
         c, the number of columns of U (clusters).
     alpha : float, default=1.0
@@ -140,18 +79,25 @@ class EUFS(BaseSelector):
     beta : float, default=1.0
         Weight of the graph term.
     n_neighbors : int, default=5
+        Number of nearest neighbours of each sample in the k-NN graph (the sample
+        itself excluded).
     weight : {"heat", "binary", "cosine"}, default="heat"
+        Edge weights of the k-NN graph: the heat kernel, 1 (binary) or the cosine
+        similarity.
     max_iter : int, default=200
+        Maximum number of iterations.
     tol : float, default=1e-2
-        Relative primal residual that stops the ADMM iterations. The
-        residual of ``Z = U`` falls roughly like 1/iteration (U must become a
-        non-negative orthonormal, i.e. partition, matrix); on COIL20 (100
-        features) it reaches 1e-2 after about 60 iterations, and the selected
-        features are the same after 30, 65 and 150 iterations.
+        Relative primal residual that stops the ADMM iterations. The residual
+        of ``Z = U`` falls roughly like 1 / iteration (U must become a
+        non-negative orthonormal, i.e. partition, matrix), so a small ``tol``
+        costs many iterations for little change in the selection.
     n_inner : int, default=10
         Projected-gradient steps of the Z-block.
     random_state : int, RandomState or None, default=None
         Seeds k-means (the initial U) and the graph bandwidth sample.
+    verbose : int, default=0
+        With a value above 0, print one line per iteration (objective, relative
+        change, elapsed time).
 
     Attributes
     ----------
@@ -160,10 +106,69 @@ class EUFS(BaseSelector):
     U_ : ndarray of shape (n_samples, n_clusters)
     V_ : ndarray of shape (n_features, n_clusters)
     objective_ : list of float
+        Objective value after each iteration (see Notes).
     residuals_ : list of (float, float)
         Relative primal residuals ``(||X - U V^T - E|| / ||X||, ||Z - U|| / ||U||)``.
     n_iter_ : int
+        Number of iterations run.
     ranking_, n_features_to_select_, n_features_in_
+
+    See Also
+    --------
+    NDFS
+        Non-negative spectral clustering with l2,1-penalised regression.
+    RUFS
+        Robust factorisation with a local-learning regulariser.
+
+    Notes
+    -----
+    **Objective**::
+
+        min_{U, V}  ||X - U V^T||_{2,1} + alpha ||V||_{2,1} + beta Tr(U^T L U)
+        s.t. U^T U = I, U >= 0
+
+    **ADMM** with ``E = X - U V^T`` and ``Z = U``: the augmented Lagrangian
+    ``||E||_{2,1} + alpha ||V||_{2,1} + beta Tr(Z^T L Z) + <Y1, X - U V^T - E>
+    + <Y2, Z - U> + (mu / 2) ||X - U V^T - E||^2 + (eta mu / 2) ||Z - U||^2`` is
+    minimised block by block:
+
+    - E: row-wise shrinkage of ``X - U V^T + Y1 / mu`` at ``1 / mu``;
+    - V: with ``K = X - E + Y1 / mu`` and ``U^T U = I``, row-wise shrinkage of
+      ``K^T U`` at ``alpha / mu``;
+    - U: ``max_{U^T U = I} Tr(U^T (K V + eta Z + Y2 / mu))``, orthogonal Procrustes
+      (thin SVD);
+    - Z: ``min_{Z >= 0} beta Tr(Z^T L Z) + (eta mu / 2) ||Z - U + Y2 / (eta mu)||^2``,
+      by ``n_inner`` steps of accelerated projected gradient, warm-started;
+    - ``Y1 += mu (X - U V^T - E)``, ``Y2 += eta mu (Z - U)``,
+      ``mu = min(rho mu, mu_max)``.
+
+    The paper's text was not available for checking (its first page names ADMM) and
+    no code by the authors was found, so no equation numbers are cited; the steps are
+    the exact block minimisers of the stated augmented Lagrangian. An anonymous
+    MATLAB re-implementation (``eufs.m``) attaches the graph term as
+    ``beta Tr(U^T L Z)``, which gives a closed-form Z-step; both splittings have the
+    same feasible points and objective there. Its slips (``max`` instead of ``min``
+    for mu; ``L Z`` not divided by mu) are not copied.
+
+    **Interpretations**:
+
+    - L is the unnormalised Laplacian of a k-NN heat-kernel graph.
+    - U starts as the column-normalised k-means indicator (non-negative and
+      orthonormal), V as ``X^T U``, Z = U, E = 0, multipliers 0.
+    - The constraint ``Z = U`` is weighted by ``eta mu`` with ``eta = ||X||_F^2 / n``
+      (the mean squared sample norm), so both constraints are on the scale of the
+      data; with ``eta = 1`` the term ``K V`` dominates the U-step and U and Z agree
+      only slowly.
+    - ``mu0 = 1``, ``rho = 1.1``, ``mu_max = 1e8``. Iterations stop when both relative
+      primal residuals ``||X - U V^T - E|| / ||X||`` and ``||Z - U|| / ||U||`` fall
+      below ``tol``. ADMM is no descent method: ``objective_`` (the objective at the
+      current U, V) need not decrease at every iteration.
+
+    Each iteration costs O(n d c) plus O(nnz(L) c) per inner Z-step; no dense n x n
+    matrix.
+
+    See the fidelity guide,
+    `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__.
 
     References
     ----------

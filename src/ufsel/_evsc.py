@@ -68,101 +68,101 @@ def eigenvalue_sensitivity(X, W, Y, lambdas, t):
 
 
 class EVSC(BaseSelector):
-    """Eigenvalue-sensitive feature scores.
+    """Eigenvalue-sensitive feature scores (EVSC), after Jiang and Ren, ICML 2011.
 
-    Y. Jiang, J. Ren. "Eigenvalue Sensitive Feature Selection", ICML 2011.
+    Scores each feature by how much up-weighting it in the graph's heat kernel lowers
+    the smallest non-trivial eigenvalues of the graph Laplacian, that is, how much
+    it sharpens the cluster structure. The paper's text and code could not be
+    obtained: this is ufsel's own construction on the paper's stated premise, a
+    provisional baseline (see Notes) whose figures need not match the published ones.
 
-    Status of this implementation (read this first). The paper's text and any
-    reference code could not be obtained (searched: the paper title and
-    abstract phrases in public web pages, proceedings copies, GitHub code and
-    issue threads; ICML 2011 predates ICML's PMLR volumes). Everything below the premise is
-    therefore ufsel's own construction, not the paper's algorithm; there are
-    no equation numbers to cite. What is known and from where:
-
-    - The premise (the ICML abstract, as read by the original implementer; the
-      abstract itself was not re-located in the review of this docstring): a
-      similarity graph built from all unweighted features is unreliable when
-      many features are noise, so a feature should be judged by its impact
-      on the similarity matrix, read through the eigenvalues of the graph
-      Laplacian ("Eigenvalue Sensitive Criterion", EVSC).
-    - The same authors' companion paper, "Eigenvector sensitive feature
-      selection for spectral clustering" (ECML PKDD 2011; abstract at
-      http://hinet.lindayi.me/paper.php?id=1617305 and
-      https://new.videolectures.net/videos/ecmlpkdd2011_ren_clustering),
-      scores a feature by "the average L1 norm of the perturbation of the
-      first k eigenvectors of graph Laplacian corresponding to the k smallest
-      positive eigenvalues, with respect to the feature's perturbation". It
-      confirms the general recipe (first-order perturbation of the Laplacian
-      eigen-system with respect to a per-feature perturbation, the trivial
-      zero eigenvalue excluded) but is a different criterion (eigenvectors,
-      absolute values) and not this paper.
-
-    What is implemented (ufsel's construction on that basis):
-
-    1. a k-NN heat-kernel graph ``W`` (sparse, OR-symmetrised, bandwidth
-       ``t``) in which feature l carries a weight ``w_l`` (all 1):
-       ``W_ij = exp(-sum_l w_l (x_il - x_jl)^2 / (2 t^2))``;
-    2. the c - 1 smallest non-trivial solutions of ``L y = lambda D y``
-       (``L = D - W``, c = ``n_clusters``; for c = 1, ``lambda_2``); with the
-       trivial ``lambda_1 = 0`` their sum is the relaxed normalised cut of the
-       graph into c clusters, and ``lambda_1`` has zero derivative. On a
-       graph with m > 1 connected components lambda = 0 is repeated m times;
-       those eigenvalues cannot move under feature weights (every edge stays
-       inside its component), so their sensitivity is exactly 0 and is set so
-       (computed, it was round-off, and with more components than clusters it
-       decided the whole ranking); when all c - 1 are such, every score is 0
-       and a UserWarning says so;
-    3. the exact first-order sensitivities ``d lambda_k / d w_l`` at ``w = 1``
-       (:func:`eigenvalue_sensitivity`, checked against finite differences);
-    4. ``score_l = -sum_k d lambda_k / d w_l``: a feature is relevant when
-       up-weighting it lowers the cluster eigenvalues (weakens the edges
-       between clusters more than those within them).
-
-    Why signed and not absolute: the generalised eigenvalues are invariant to
-    a uniform rescaling of W, so a feature whose squared differences are the
-    same on every edge has sensitivity exactly 0, and a pure-noise feature
-    (differences unrelated to the cluster structure) has sensitivities near
-    0 of either sign; taking absolute values lets such noise compete with
-    the relevant features, whose sensitivities are negative. On the planted
-    data (5 informative + 45 noise features, c = 4, six seeds) the signed
-    sum over the c - 1 non-trivial eigenvalues recovers 21 of 30 planted
-    features, the absolute sum 13; using c eigenvalues instead of c - 1
-    gives 8-9 either way. (Laplacian Score finds all 30.) Recursive
-    elimination and gradient re-weighting of the graph did no better either.
-    This is a provisional baseline; treat comparisons with the published
-    EVSC numbers accordingly.
-
-    Other choices: the graph is a sparse k-NN graph (k = 5) with Cai's
-    mean-distance bandwidth; the edge set is held fixed when differentiating.
-
-    Cost: one k-NN graph, a partial eigensolver for c eigenpairs, and
-    O(c (nnz(W) + nnz(X))) for the sensitivities; no n x n dense matrix,
-    and sparse X is never densified.
+    Sparse input is never densified.
 
     Parameters
     ----------
     n_features_to_select : int, float or None, default=None
+        Number of features to select (int), fraction of the features (float in
+        (0, 1]), or None for half of them.
     n_clusters : int, default=5
         c, the number of clusters (the c - 1 smallest non-trivial eigenvalues
         are used; one for c = 1).
     n_neighbors : int, default=5
+        Number of nearest neighbours of each sample in the k-NN graph (the sample
+        itself excluded).
     t : "mean", "median" or float, default="mean"
         Heat-kernel bandwidth.
     symmetrize : {"max", "mean", "min"}, default="max"
+        How the k-NN graph is made symmetric (``"max"`` is the OR graph of Cai's
+        ``constructW``).
     eigen_solver : {"auto", "dense", "arpack", "lobpcg"}, default="auto"
+        See :func:`ufsel.graph.spectral_embedding`.
     random_state : int, RandomState or None, default=None
+        Seeds the eigensolver's start vector and the sample on which the bandwidth
+        is estimated. Pass an int for reproducible results.
 
     Attributes
     ----------
     scores_ : ndarray of shape (n_features,)
+        Score of each feature, higher is better.
     sensitivities_ : ndarray of shape (max(n_clusters - 1, 1), n_features)
         ``d lambda_k / d w_l`` for the non-trivial eigenvalues used.
     eigenvalues_ : ndarray of shape (max(n_clusters - 1, 1),)
     ranking_, n_features_to_select_, n_features_in_
 
+    See Also
+    --------
+    LaplacianScore
+        Scores each feature by its locality on a fixed graph.
+    SPEC
+        Scores features against the normalised Laplacian's spectrum.
+
+    Notes
+    -----
+    **Premise** (as reported from the ICML 2011 abstract [1]_): a graph built from all
+    unweighted features is unreliable when many are noise, so a feature is judged by
+    its effect on the similarity matrix, read through the eigenvalues of the graph
+    Laplacian. The authors' companion paper [2]_ perturbs the Laplacian's
+    eigenvectors instead; it confirms the recipe (first-order perturbation of the
+    eigen-system with respect to a per-feature weight, trivial eigenvalue excluded)
+    but is a different criterion. No equation numbers are cited.
+
+    **Construction**:
+
+    1. A k-NN heat-kernel graph (sparse, OR-symmetrised, bandwidth ``t``) in which
+       feature l carries a weight ``w_l`` (all 1):
+       ``W_ij = exp(-sum_l w_l (x_il - x_jl)^2 / (2 t^2))``.
+    2. The c - 1 smallest non-trivial solutions of ``L y = lambda D y``
+       (``L = D - W``, c = ``n_clusters``; ``lambda_2`` for c = 1): with the trivial
+       ``lambda_1 = 0`` their sum is the relaxed normalised cut into c clusters.
+    3. The exact first-order sensitivities ``d lambda_k / d w_l`` at ``w = 1``
+       (:func:`eigenvalue_sensitivity`), with the edge set held fixed.
+    4. ``score_l = -sum_k d lambda_k / d w_l``: a feature is relevant when
+       up-weighting it weakens the edges between clusters more than those within.
+
+    **Interpretations**:
+
+    - On a graph with m > 1 connected components lambda = 0 is repeated m times;
+      those eigenvalues cannot move under feature weights (every edge stays inside its
+      component), so their sensitivity is set to its exact value, 0. When all c - 1
+      are such, every score is 0 and a UserWarning says so.
+    - The sum is signed, not absolute: the generalised eigenvalues do not change
+      under a uniform rescaling of W, so a feature whose squared differences are
+      unrelated to the clusters has sensitivities near 0 of either sign, and
+      absolute values would let it compete with the relevant features, whose
+      sensitivities are negative.
+    - The graph is a sparse k-NN graph (k = 5) with Cai's mean-distance bandwidth.
+
+    Cost: one k-NN graph, a partial eigensolver for c eigenpairs and
+    O(c (nnz(W) + nnz(X))) for the sensitivities; no dense n x n matrix.
+
+    See the fidelity guide,
+    `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__.
+
     References
     ----------
     .. [1] Y. Jiang, J. Ren. Eigenvalue sensitive feature selection. ICML 2011.
+    .. [2] Y. Jiang, J. Ren. Eigenvector sensitive feature selection for spectral
+       clustering. ECML PKDD 2011.
 
     Examples
     --------
@@ -210,9 +210,8 @@ class EVSC(BaseSelector):
         # Each connected component beyond the first adds a solution with lambda = 0, which
         # no feature weight can move (every edge stays inside its component): its
         # sensitivity is 0 exactly, and which basis of that eigenspace the solver returns
-        # is round-off. Computed, those sensitivities were round-off too, and they decided
-        # the ranking (COIL20, 9 components, c = 5: a 1e-12 perturbation of X changed all
-        # 50 top features). They are set to their exact value.
+        # is round-off. Computed, those sensitivities would be round-off too, and could
+        # decide the ranking. They are set to their exact value.
         n_components = null_space_dimension(W) + 1
         n_null = min(n_components - 1, lam.size)
         lam[:n_null] = 0.0

@@ -83,98 +83,37 @@ def _dense_hat_complement(fac, n):
 
 
 class JELSR(BaseSelector):
-    """Joint Embedding Learning and Sparse Regression.
+    """Joint Embedding Learning and Sparse Regression (JELSR).
 
-    C. Hou, F. Nie, D. Yi, Y. Wu. "Feature Selection via Joint Embedding
-    Learning and Sparse Regression", IJCAI 2011; extended in C. Hou, F. Nie,
-    X. Li, D. Yi, Y. Wu, "Joint Embedding Learning and Sparse Regression: A
-    Framework for Unsupervised Feature Selection", IEEE TCYB 44(6), 2014.
+    Learns a low-dimensional embedding Y that preserves the local linear structure of
+    the samples and, jointly, an l2,1-penalised regression W of Y on the features
+    (Hou, Nie, Yi and Wu, IJCAI 2011 [1]_; extended in [2]_). Features are ranked by
+    the squared row norms of W.
 
-    Objective::
-
-        min_{W, Y^T Y = I}  Tr(Y^T L Y) + beta (||X W - Y||_F^2 + alpha ||W||_{2,1}),
-
-    L the embedding matrix of the local structure (locally linear
-    reconstruction, ``(I - S)^T (I - S)``). The algorithm alternates, with
-    ``U_ii = 1 / (2 ||w^i||)``:
-
-    - ``Y`` = the c eigenvectors of the c smallest eigenvalues of
-      ``L + beta (I - X (X^T X + alpha U)^{-1} X^T)`` (W substituted by its
-      optimum for fixed Y);
-    - ``W = (X^T X + alpha U)^{-1} X^T Y``;
-    - U from W;
-
-    and ranks features by ``||w^i||^2``. Each iteration minimises a majoriser,
-    so the objective (``objective_``) decreases.
-
-    Sources. Equation numbers unverified: neither paper's text was available
-    to the review of this docstring (the numbers once quoted here, 2-3, 6, 8
-    and 10-11, were written from memory and have been removed). The
-    objective and the three steps are implemented from two public MATLAB
-    codes in csliangdu/FSASL: ``fs_unsup_jelsr_liang.m`` (Liang Du), which
-    states the objective ``tr(Y L Y') + beta ||W' X - Y||^2 + beta alpha
-    tr(W' U W)`` citing the IJCAI 2011 paper and labels its Y-step "Eq. (16)",
-    W-step "Eq. (13)" and U-step "Eq. (9)" (themselves unverified), and
-    ``fs_unsup_jelsr.m`` (the Laplacian-Eigenmaps variant, the same W- and
-    U-steps written without ``1/||w^i||``: ``A = D X^T X + alpha I``,
-    ``D = 2 diag(||w^i||)``, ``W = A^{-1} D X^T Y``; its Y-step takes the
-    top eigenvectors of ``D_g^{-1/2} (W_g - beta I + beta X A^{-1} D X^T)
-    D_g^{-1/2}`` (W_g the graph, D_g its degrees), drops the leading one and
-    rescales by ``D_g^{-1/2}`` as Cai's ``Eigenmap.m`` does; ufsel instead puts
-    the normalised Laplacian into the stated objective, so that its Y-step
-    is the exact minimiser and the objective decreases).
-
-    Interpretations:
-
-    - X is centred (FSASL's ``fs_unsup_jelsr`` centres it, Liang Du's version
-      does not; without centring the regression has no intercept and the
-      constant direction of Y is unexplained). Sparse X is never densified:
-      it is centred implicitly (``X W - 1 mu^T W``, ``X^T R - mu 1^T R``, the
-      scatter matrix for ``X^T X``; :class:`ufsel.linalg.RidgeFactor` with
-      ``mean``), and its graph is built from X itself (LLE weights and k-NN
-      distances do not change under a translation).
-    - ``embedding="lle"`` (default) is the IJCAI paper's graph (locally
-      linear approximation, as the paper is summarised by citing work, e.g.
-      Ye, Ji, Sakurai, FLAIRS 2016, https://studylib.net/doc/13909491; FSASL
-      runs JELSR with both LLE and LPP graphs); LLE weights
-      regularised by ``1e-3 * trace`` of the local covariance.
-      ``embedding="laplacian"`` uses the normalised heat-kernel Laplacian, the
-      choice of FSASL's ``fs_unsup_jelsr`` (LPP weights, k = 5).
-    - The trivial eigenvector is not removed: the objective's Y-step is the
-      exact minimiser (for centred X the constant vector has eigenvalue beta,
-      not 0).
-    - Initialisation: ``U = I``; Y from the first Y-step. Defaults
-      ``alpha = beta = 1``, ``k = 5`` (the paper grids alpha and beta).
-    - Y-step eigensolver (``eigen_solver``, honoured in every iteration).
-      The default ``"auto"`` forms the n x n matrix ``L + beta (I - hat)``
-      and solves it exactly with LAPACK in every iteration up to n = 1500
-      (``ufsel.linalg.DENSE_EIGH_MAX``): from the n x n push-through
-      Cholesky factor when d > n, else as ``I - B^T B`` with
-      ``B = R^{-T} X_c^T`` (``_dense_hat_complement``). Above n = 1500 the
-      matrix is applied as a LinearOperator (sparse L plus the Cholesky
-      factor), the first step by ARPACK and later ones by LOBPCG
-      warm-started from the previous Y with checked residuals and an exact
-      fallback (:func:`ufsel.linalg.smallest_eigvecs`). Earlier versions
-      used a 15-step warm LOBPCG after the first iteration even for small
-      n, without a residual check; the exact solve gives the same ranking
-      and objective and is 2.5-4 times faster on ORL and COIL20 (it needs
-      no products with the operator). Each exact Y-step minimises the
-      majoriser, so the objective decreases.
+    Sparse input is never densified.
 
     Parameters
     ----------
     n_features_to_select : int, float or None, default=None
+        Number of features to select (int), fraction of the features (float in
+        (0, 1]), or None for half of them.
     n_clusters : int, default=5
         c, the embedding dimension.
     n_neighbors : int, default=5
+        Number of nearest neighbours of each sample in the k-NN graph (the sample
+        itself excluded).
     alpha : float, default=1.0
         Weight of the l2,1 norm.
     beta : float, default=1.0
         Weight of the regression term.
     embedding : {"lle", "laplacian"}, default="lle"
+        The local-structure matrix L: locally linear reconstruction weights (the
+        IJCAI paper's graph) or the normalised heat-kernel Laplacian (FSASL's
+        ``fs_unsup_jelsr``).
     max_iter : int, default=20
         FSASL's ``itermax``.
     tol : float, default=1e-4
+        Relative change of ``objective_`` at which the iterations stop.
     eigen_solver : {"auto", "dense", "arpack", "lobpcg"}, default="auto"
         The Y-step's eigensolver: ``"auto"`` is exact dense LAPACK up to
         n = 1500 samples and warm-started LOBPCG with checked residuals above;
@@ -182,21 +121,83 @@ class JELSR(BaseSelector):
         :func:`ufsel.linalg.smallest_eigvecs`).
     random_state : int, RandomState or None, default=None
         Seeds the iterative eigensolver.
+    verbose : int, default=0
+        With a value above 0, print one line per iteration (objective, relative
+        change, elapsed time).
 
     Attributes
     ----------
     scores_ : ndarray of shape (n_features,)
+        Score of each feature, higher is better.
     ranking_ : ndarray of shape (n_features,)
+        Rank of each feature, 1 for the best.
     W_ : ndarray of shape (n_features, n_clusters)
     embedding_ : ndarray of shape (n_samples, n_clusters)
         Y.
-    objective_ : ndarray of shape (n_iter_,)
+    objective_ : ndarray of shape (`n_iter_`,)
+        Objective value after each iteration (see Notes).
     n_iter_ : int
-    n_features_to_select_, n_features_in_, feature_names_in_
+        Number of iterations run.
+    n_features_to_select_ : int
+        The number of features selected.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of the features seen during ``fit``, when X has feature names
+        that are all strings.
 
     See Also
     --------
     NDFS, UDFS, MCFS
+
+    Notes
+    -----
+    **Objective** (X centred, samples in rows)::
+
+        min_{W, Y^T Y = I}  Tr(Y^T L Y) + beta (||X W - Y||_F^2 + alpha ||W||_{2,1})
+
+    with L the embedding matrix of the local structure (``(I - S)^T (I - S)`` for the
+    locally linear reconstruction weights S). With ``U_ii = 1 / (2 ||w^i||)``, each
+    iteration takes
+
+    - Y = the c eigenvectors of the smallest eigenvalues of
+      ``L + beta (I - X (X^T X + alpha U)^{-1} X^T)`` (W at its optimum for Y);
+    - ``W = (X^T X + alpha U)^{-1} X^T Y``;
+    - U from W,
+
+    each minimising a majoriser, so ``objective_`` decreases. The objective and the
+    steps follow the public MATLAB codes in FSASL (``fs_unsup_jelsr_liang.m``, which
+    states this objective citing [1]_, and ``fs_unsup_jelsr.m``, the
+    Laplacian-Eigenmaps variant); the equation numbers of the papers are not quoted
+    because their text was not available for checking.
+
+    **Interpretations**:
+
+    - X is centred (as FSASL's ``fs_unsup_jelsr``; without it the regression has no
+      intercept and the constant direction of Y is unexplained). Sparse X is centred
+      implicitly (:class:`ufsel.linalg.RidgeFactor` with ``mean``), and its graph is
+      built from X itself (LLE weights and k-NN distances do not change under a
+      translation).
+    - ``embedding="lle"`` (default) is the IJCAI paper's locally linear graph, with LLE
+      weights regularised by ``1e-3 * trace`` of the local covariance;
+      ``embedding="laplacian"`` uses the normalised heat-kernel Laplacian of FSASL's
+      ``fs_unsup_jelsr`` (LPP weights). That code takes the top eigenvectors of a
+      degree-normalised matrix, drops the leading one and rescales them; here the
+      normalised Laplacian enters the stated objective, so that the Y-step is its
+      exact minimiser.
+    - The trivial eigenvector is not removed: for centred X the constant vector has
+      eigenvalue beta, not 0.
+    - U = I at the start; Y from the first Y-step. Defaults ``alpha = beta = 1``,
+      ``n_neighbors=5`` (the papers grid alpha and beta).
+    - The Y-step (``eigen_solver="auto"``) forms the n x n matrix and solves it
+      exactly with LAPACK up to ``ufsel.linalg.DENSE_EIGH_MAX`` samples (from the
+      n x n push-through Cholesky factor when d > n); above, it is applied as a
+      linear operator, the first step by ARPACK and later ones by LOBPCG
+      warm-started from the previous Y, with checked residuals and an exact fallback
+      (:func:`ufsel.linalg.smallest_eigvecs`).
+
+    See the fidelity guide,
+    `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__.
 
     References
     ----------

@@ -48,48 +48,31 @@ def laplacian_score(X, W):
 
 
 class LaplacianScore(BaseSelector):
-    """Laplacian Score: features that best preserve the k-NN graph's locality.
+    """Laplacian Score: the features that best preserve the k-NN graph's locality.
 
-    He, Cai and Niyogi, "Laplacian Score for Feature Selection", NIPS 2005.
-    Builds a k-NN graph ``S`` (heat kernel by default, Eq. 1), ``L = D - S``,
-    and scores each feature by Eq. (7), ``L_r = f~^T L f~ / f~^T D f~`` with
-    the D-weighted mean removed (Eq. 6); smaller ``L_r`` is better.
+    Scores each feature by how smoothly it varies on a k-nearest-neighbour graph of
+    the samples, relative to its graph-weighted variance (He, Cai and Niyogi, NIPS
+    2005 [1]_). ``scores_`` is ``1 - L_r`` so that higher is better; the paper's
+    values are in ``laplacian_scores_``.
 
-    ``scores_`` holds ``1 - L_r`` (``f~^T S f~ / f~^T D f~``, what Cai's
-    ``LaplacianScore.m`` returns), so that higher is better as for every
-    ufsel selector; the paper's values are in ``laplacian_scores_``.
-
-    Interpretations
-    ---------------
-    - Graph: Cai's ``constructW`` defaults (k = 5 neighbours excluding self,
-      heat kernel ``exp(-d^2 / (2 t^2))`` with t the mean pairwise distance,
-      ``max(W, W^T)``); all choices are parameters. Neighbours at equal
-      distance: the smaller index first, as ``constructW``'s stable ``sort``
-      (dense data with at most 3,000 samples and more than 15 features, where
-      the neighbours come from the bandwidth's distance matrix; see
-      :func:`ufsel.graph.knn_affinity`).
-    - Features constant on the graph (``f~^T D f~ = 0``; Cai's code sets the
-      denominator to 10000 instead) get ``scores_ = -2``, below every
-      attainable value, so they rank last; ``laplacian_scores_`` is NaN there.
-    - Sparse X is never densified (see :func:`laplacian_score`); float32
-      input stays float32 (the graph and the products), with float64
-      accumulation of the per-feature sums.
-    - Large n: ``neighbors_algorithm="auto"`` switches to approximate
-      neighbours (NN-descent, pynndescent) from 50,000 samples when
-      ``ufsel[ann]`` is installed; the scores then use an approximate k-NN
-      graph (recall typically > 0.9). Pass ``"exact"`` to forbid it.
-    - A dask array is accepted (``ufsel[dask]``): the k-NN graph is found by
-      a blockwise exact search and every reduction runs blockwise; the
-      n x k graph itself is held in memory.
+    Sparse and dask input are supported; float32 input stays float32.
 
     Parameters
     ----------
     n_features_to_select : int, float or None, default=None
+        Number of features to select (int), fraction of the features (float in
+        (0, 1]), or None for half of them.
     n_neighbors : int, default=5
+        Number of nearest neighbours of each sample in the k-NN graph (the sample
+        itself excluded).
     weight : {"heat", "binary", "cosine"}, default="heat"
+        Edge weights of the k-NN graph: the heat kernel, 1 (binary) or the cosine
+        similarity.
     t : "mean", "median" or float, default="mean"
         Heat-kernel bandwidth.
     symmetrize : {"max", "mean", "min"}, default="max"
+        How the k-NN graph is made symmetric (``"max"`` is the OR graph of Cai's
+        ``constructW``).
     neighbors_algorithm : {"auto", "exact", "approximate", "brute", "kd_tree", \
 "ball_tree"}, default="auto"
         Neighbour search, see :func:`ufsel.graph.knn_graph`.
@@ -100,6 +83,7 @@ class LaplacianScore(BaseSelector):
     Attributes
     ----------
     scores_ : ndarray of shape (n_features,)
+        Score of each feature, higher is better.
     laplacian_scores_ : ndarray of shape (n_features,)
         The paper's ``L_r`` (smaller is better).
     ranking_, n_features_to_select_, n_features_in_, feature_names_in_
@@ -108,10 +92,48 @@ class LaplacianScore(BaseSelector):
     --------
     MaxVariance, MCFS
 
+    Notes
+    -----
+    With ``S`` the k-NN affinity (heat kernel by default, Eq. 1 of [1]_),
+    ``D = diag(S 1)`` and ``L = D - S``, feature f is scored by Eq. (7),
+    ``L_r = f~^T L f~ / f~^T D f~``, with ``f~`` the feature minus its D-weighted mean
+    (Eq. 6); smaller ``L_r`` is better. ``scores_`` holds ``1 - L_r``
+    (``f~^T S f~ / f~^T D f~``, what Cai's ``LaplacianScore.m`` returns).
+
+    **Interpretations**:
+
+    - The graph follows Cai's ``constructW`` defaults (5 neighbours excluding the
+      sample itself, heat kernel ``exp(-d^2 / (2 t^2))`` with t the mean pairwise
+      distance, ``max(W, W^T)``); every choice is a parameter. Neighbours at equal
+      distance go to the smaller index, as ``constructW``'s stable sort (see
+      :func:`ufsel.graph.knn_affinity`).
+    - Features constant on the graph (``f~^T D f~ = 0``; Cai's code sets the
+      denominator to 10000 instead) get ``scores_ = -2``, below every attainable
+      value, so they rank last; ``laplacian_scores_`` is NaN there.
+    - Sparse X is never densified (see :func:`laplacian_score`); float32 input keeps
+      float32 graph and products, with float64 accumulation of the per-feature sums.
+    - ``neighbors_algorithm="auto"`` switches to approximate neighbours (NN-descent)
+      from 50,000 samples when ``ufsel[ann]`` is installed; pass ``"exact"`` to
+      forbid it.
+    - A dask array is searched blockwise for its exact k-NN graph and every
+      reduction runs blockwise; the n x k graph is held in memory.
+
+    See the fidelity guide,
+    `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__.
+
     References
     ----------
     .. [1] X. He, D. Cai, P. Niyogi. Laplacian Score for Feature Selection.
        NIPS 2005.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_wine
+    >>> from ufsel import LaplacianScore
+    >>> X, _ = load_wine(return_X_y=True)
+    >>> sel = LaplacianScore(n_features_to_select=4).fit(X)
+    >>> sel.transform(X).shape
+    (178, 4)
     """
 
     _parameter_constraints = {

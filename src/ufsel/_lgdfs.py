@@ -196,77 +196,21 @@ def lgdfs_z_step(wbar_sq):
 
 
 class LGDFS(BaseSelector):
-    """Local and Global Discriminative learning for unsupervised Feature Selection.
+    """Local and Global Discriminative learning for unsupervised Feature Selection (LGDFS).
 
-    L. Du, Z. Shen, X. Li, P. Zhou, Y.-D. Shen. "Local and Global
-    Discriminative Learning for Unsupervised Feature Selection", ICDM 2013.
-    Minimises Eq. (8)
+    Learns feature weights z on the simplex such that a spectral embedding Y is well
+    predicted both by one global and by many local ridge regressions on the
+    z-weighted data; the neighbourhoods are recomputed in the z-weighted distance at
+    every iteration (Du, Shen, Li, Zhou and Shen, ICDM 2013 [1]_). Features are
+    ranked by z.
 
-    ``tr(Y^T L_l Y) + alpha tr(Y^T L_g Y)`` s.t. ``Y^T Y = I, z >= 0, sum z = 1``
-
-    with ``L_g = H (I + (1/lambda) H X^T diag(z) X H)^{-1} H`` (Eq. 5) and
-    ``L_l = sum_i S_i L_i S_i^T``,
-    ``L_i = H_i (I + (1/lambda_i) H_i X_i^T diag(z) X_i H_i)^{-1} H_i`` (Eqs. 6-7)
-    on the k-NN regions in the z-weighted distance (Eq. 10), by Algorithm 1:
-
-    1. z = 1/d; repeat:
-    2. regions: each sample and its ``n_neighbors`` nearest neighbours in the
-       distance ``sqrt(sum_j z_j (x_j - x'_j)^2)`` (Eq. 10), recomputed every
-       iteration (:func:`ufsel.graph.weighted_knn_graph`);
-    3. L_l (Eq. 7) from n stacked k x k solves, sparse
-       (:func:`ufsel.graph.local_discriminative_laplacian`);
-    4. L_g (Eq. 5) as a LinearOperator through the Woodbury identity, never
-       formed (:func:`ufsel.graph.global_discriminative_laplacian`);
-    5. Y = the c smallest eigenvectors of ``L_l + alpha L_g`` (Eq. 11) from a
-       partial eigensolver (:func:`lgdfs_embedding`);
-    6. W_i and W by Eq. (12), batched (:func:`lgdfs_regression_norms`);
-    7. z by Eq. (14) (:func:`lgdfs_z_step`);
-
-    and ranks features by z, exposed as ``feature_weights_`` and ``scores_``.
-
-    Interpretations and corrections (the reading notes on the paper):
-
-    - H is the n x n centring matrix ``I - 11^T/n`` (the text says 1/d).
-    - ``diag(z)`` (not ``diag(z^{-1})``, a typo of Eq. 8) inside the
-      Laplacians; ``diag(z^{-1})`` in the regulariser of Eq. (9).
-    - Eq. (10) is the weighted Euclidean distance (the printed
-      ``sqrt(x^T diag(z) x')`` is a typo).
-    - Region size: the paper's region holds x_i and its k - 1 nearest
-      neighbours; here it holds x_i and its ``n_neighbors`` nearest
-      neighbours (so the paper's k = 5 is ``n_neighbors=4``; the library-wide
-      convention is that ``n_neighbors`` excludes the sample itself).
-    - One local parameter ``lambda_local`` for every lambda_i.
-    - Eq. (12) is used in the simplified form ``W_i = diag(z) X_i H_i
-      (lambda_i I + K_i)^{-1} Y_i`` (``I - (lambda I + K)^{-1} K = lambda
-      (lambda I + K)^{-1}``).
-    - The constant eigenvector (eigenvalue 0 of both Laplacians) is excluded
-      from Y: it carries no cluster information and the centred regressions
-      ignore it, so keeping it would waste one of the c columns.
-    - ``objective_`` records, after each z-step, the value of Eq. (9) at the
-      current W_i, W, z (Theorem 1: Eq. (9) minimised over W equals Eq. (8)),
-      i.e. an upper bound of Eq. (8) at the new z with the current
-      neighbourhoods. With fixed neighbourhoods each step decreases Eq. (8);
-      re-computing the neighbourhoods (step 2) can increase it, which the
-      paper accepts ("to obtain a local optimum"). Iterations stop when the
-      relative change of ``objective_`` falls below ``tol``.
-
-    Cost per iteration: a k-NN search (O(n log n d) with trees, O(n^2 d)
-    brute force), n k x k solves (O(n k^3 + n k^2 d)), an O(n d^2 + d^3)
-    Woodbury factorisation (or O(n^2 d + n^3) when d > n, the smaller
-    system), a partial eigensolver with O(nnz(L_l) + n d) per product, and
-    O(n k d c) for the regressions. Above ``DENSE_EIGH_MAX`` samples (with
-    ``eigen_solver="auto"``) the Y-step is warm-started block LOBPCG (at most
-    20 block iterations per outer iteration, residual tolerance 1e-5: the
-    outer loop continues the refinement) and the products of ``L_g`` with the
-    n x d data use a single-precision copy of it (relative error ~1e-7; these
-    products are memory-bound, so this halves their time); the neighbour
-    search is warm-started from the previous neighbourhoods. No dense n x n
-    matrix when d <= n (and n > ``ufsel.linalg.DENSE_EIGH_MAX``, below which
-    the dense eigensolver is used). Requires dense X (sparse input is densified if it fits).
+    Requires dense X (sparse input is densified if it fits in memory).
 
     Parameters
     ----------
     n_features_to_select : int, float or None, default=None
+        Number of features to select (int), fraction of the features (float in
+        (0, 1]), or None for half of them.
     n_clusters : int, default=5
         c, the number of columns of Y (the number of clusters).
     alpha : float, default=1.0
@@ -278,6 +222,7 @@ class LGDFS(BaseSelector):
     n_neighbors : int, default=5
         Neighbours per local region (the sample itself excluded).
     max_iter : int, default=30
+        Maximum number of iterations.
     tol : float, default=1e-3
         Relative change of ``objective_`` at which iterations stop (the paper
         gives no criterion; 1e-3 is the rate of the released RSFS code by
@@ -286,6 +231,9 @@ class LGDFS(BaseSelector):
         See :func:`ufsel.linalg.partial_eigh`.
     random_state : int, RandomState or None, default=None
         Seeds the eigensolver's start vectors.
+    verbose : int, default=0
+        With a value above 0, print one line per iteration (objective, relative
+        change, elapsed time).
 
     Attributes
     ----------
@@ -294,15 +242,84 @@ class LGDFS(BaseSelector):
     scores_ : ndarray of shape (n_features,)
         Equal to ``feature_weights_``.
     ranking_ : ndarray of shape (n_features,)
+        Rank of each feature, 1 for the best.
     embedding_ : ndarray of shape (n_samples, n_clusters)
         Y of the last iteration.
-    objective_ : ndarray of shape (n_iter_,)
+    objective_ : ndarray of shape (`n_iter_`,)
+        Objective value after each iteration (see Notes).
     n_iter_ : int
-    n_features_to_select_, n_features_in_, feature_names_in_
+        Number of iterations run.
+    n_features_to_select_ : int
+        The number of features selected.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of the features seen during ``fit``, when X has feature names
+        that are all strings.
 
     See Also
     --------
     RSFS, MCFS
+
+    Notes
+    -----
+    **Objective** (Eq. 8 of [1]_)::
+
+        min  tr(Y^T L_l Y) + alpha tr(Y^T L_g Y)   s.t. Y^T Y = I, z >= 0, sum(z) = 1
+
+    with ``L_g = H (I + (1/lambda) H X diag(z) X^T H)^{-1} H`` (Eq. 5) and
+    ``L_l = sum_i S_i L_i S_i^T``,
+    ``L_i = H_i (I + (1/lambda_i) H_i X_i diag(z) X_i^T H_i)^{-1} H_i`` (Eqs. 6-7), on
+    the k-NN regions in the z-weighted distance (Eq. 10); X has one sample per row.
+
+    **Algorithm 1**: z = 1/d, then repeat
+
+    1. regions: each sample and its ``n_neighbors`` nearest neighbours in the distance
+       ``sqrt(sum_j z_j (x_j - x'_j)^2)`` (Eq. 10)
+       (:func:`ufsel.graph.weighted_knn_graph`);
+    2. L_l (Eq. 7) from n stacked k x k solves, sparse
+       (:func:`ufsel.graph.local_discriminative_laplacian`);
+    3. L_g (Eq. 5) as a linear operator through the Woodbury identity, never formed
+       (:func:`ufsel.graph.global_discriminative_laplacian`);
+    4. Y = the c smallest non-trivial eigenvectors of ``L_l + alpha L_g`` (Eq. 11)
+       (:func:`lgdfs_embedding`);
+    5. W_i and W by Eq. (12) (:func:`lgdfs_regression_norms`);
+    6. z by Eq. (14), ``z_j = ||W_bar_j|| / sum_j' ||W_bar_j'||`` with
+       ``||W_bar_j||^2 = sum_i lambda_i ||(W_i)_j||^2 + alpha lambda ||W_j||^2``, the
+       exact minimiser over the simplex (:func:`lgdfs_z_step`).
+
+    **Interpretations and corrections** of the paper:
+
+    - H is the n x n centring matrix ``I - 11^T / n`` (the text says 1/d).
+    - ``diag(z)`` (not ``diag(z^{-1})``, a typo of Eq. 8) inside the Laplacians;
+      ``diag(z^{-1})`` in the regulariser of Eq. (9).
+    - Eq. (10) is the weighted Euclidean distance (the printed
+      ``sqrt(x^T diag(z) x')`` is a typo).
+    - The paper's region holds x_i and its k - 1 nearest neighbours; here it holds
+      x_i and its ``n_neighbors`` nearest neighbours (the paper's k = 5 is
+      ``n_neighbors=4``; throughout ufsel ``n_neighbors`` excludes the sample itself).
+    - One parameter ``lambda_local`` for every lambda_i.
+    - Eq. (12) is used in the form ``W_i = diag(z) X_i^T H_i (lambda_i I + K_i)^{-1} Y_i``
+      (``I - (lambda I + K)^{-1} K = lambda (lambda I + K)^{-1}``).
+    - The constant eigenvector (eigenvalue 0 of both Laplacians) is excluded from Y:
+      the centred regressions ignore it, so it would waste one of the c columns.
+    - ``objective_`` records, after each z-step, Eq. (9) at the current W_i, W and z
+      (by Theorem 1, Eq. 9 minimised over W equals Eq. 8). With fixed neighbourhoods
+      each step decreases Eq. (8); recomputing the neighbourhoods can increase it, as
+      the paper accepts. Iterations stop when its relative change falls below ``tol``
+      (the paper gives no criterion).
+
+    Each iteration costs a k-NN search, n k x k solves, an O(n d^2 + d^3) Woodbury
+    factorisation (O(n^2 d + n^3) when d > n), a partial eigensolver with
+    O(nnz(L_l) + n d) per product and O(n k d c) for the regressions. Above
+    ``ufsel.linalg.DENSE_EIGH_MAX`` samples (``eigen_solver="auto"``) the Y-step is a
+    warm-started block LOBPCG (at most 20 block iterations per outer iteration,
+    residual tolerance 1e-5, the outer loop continuing the refinement), the products
+    of ``L_g`` with the data use a single-precision copy of it (relative error about
+    1e-7), the neighbour search is warm-started, and no dense n x n matrix is formed
+    when d <= n. No public code of the authors exists; the default follows the paper
+    (fidelity guide, `What each default follows
+    <../../guide/fidelity.html#what-each-default-follows>`__).
 
     References
     ----------

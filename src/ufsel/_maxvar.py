@@ -11,13 +11,10 @@ __all__ = ["MaxVariance"]
 class MaxVariance(BaseSelector):
     """Select the features of largest variance.
 
-    The simplest unsupervised criterion, the baseline of MCFS (Cai et al.,
-    KDD 2010, Section 5) and most later papers: ``score_j = Var(x_j)``.
+    The simplest unsupervised criterion, ``score_j = Var(x_j)``: the baseline of MCFS
+    (Cai et al., KDD 2010, Section 5) and of most later papers.
 
-    The variance is the biased one (``ddof=0``); MATLAB's ``var`` (``n - 1``)
-    used by the reference code gives the same ranking. Sparse input is never
-    densified. Float32 input is processed in float32 (scores in float64). A
-    dask array (``ufsel[dask]``) is reduced blockwise in one pass.
+    Sparse input is never densified; a dask array is reduced blockwise in one pass.
 
     Parameters
     ----------
@@ -33,11 +30,17 @@ class MaxVariance(BaseSelector):
         Rank of each feature, 1 = largest variance.
     n_features_to_select_ : int
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
 
     See Also
     --------
     LaplacianScore, MCFS
+
+    Notes
+    -----
+    The variance is the biased one (``ddof=0``); MATLAB's ``var`` (``n - 1``), used by
+    the reference code, gives the same ranking. Float32 input is processed in
+    float32, with the scores in float64.
 
     Examples
     --------

@@ -54,78 +54,17 @@ def mcfs_scores(X, Y, counts, *, ridge=1e-3, owner="MCFS"):
 
 
 class MCFS(BaseSelector):
-    """Multi-Cluster Feature Selection.
+    """Multi-Cluster Feature Selection (MCFS).
 
-    D. Cai, C. Zhang, X. He. "Unsupervised Feature Selection for Multi-Cluster
-    Data", KDD 2010, Table 1:
+    Embeds the samples with the K smallest non-trivial eigenvectors of a k-NN graph
+    Laplacian, regresses each eigenvector on the features with a LASSO of fixed
+    cardinality and scores each feature by its largest absolute coefficient over the
+    K regressions (Cai, Zhang and He, KDD 2010 [1]_).
 
-    1. Build a p-nearest-neighbour graph W (Section 3.1; p = 5 and binary
-       weights in the paper's experiments).
-    2. Solve the generalized eigenproblem ``L y = lambda D y`` (Eq. 1),
-       ``L = D - W``, and keep ``Y = [y_1, ..., y_K]``, the eigenvectors of the
-       K smallest non-trivial eigenvalues.
-    3. For each ``y_k`` solve the L1-regularised regression
-       ``min ||y_k - X^T a_k||^2 + beta |a_k|`` (Eq. 3) by LARS, stopped when
-       ``a_k`` has ``d`` non-zero coefficients (the cardinality constraint
-       ``|a_k| = d`` of Eq. 4), d = the number of features to select.
-    4. Score feature j by ``MCFS(j) = max_k |a_{k,j}|`` (Eq. 5) and keep the
-       d highest.
-
-    Interpretations (all follow Cai's reference code ``MCFS_p.m``, see
-    the authors' code, see docs/guide/fidelity.md, where the paper is silent):
-
-    - Graph ties: with the heat kernel and an estimated bandwidth, neighbours at
-      equal distance go to the smaller index, as ``constructW``'s stable
-      ``sort`` (where the neighbours come from the bandwidth's distance matrix,
-      see :func:`ufsel.graph.knn_affinity`).
-    - The trivial constant eigenvector (lambda = 0) is dropped, as
-      ``Eigenmap.m`` does; on a disconnected graph only the constant
-      direction is removed (the other component indicators are kept).
-    - The LARS regression is ridge-regularised: ``X^T X + ridge I`` with
-      ``ridge = 1e-3`` (``SR.m``'s ``RidgeAlpha``), the LASSO variant of LARS
-      (variables can leave the active set), and for cardinality d the last
-      path step with exactly d non-zeros is taken.
-    - Each ``a_k`` is normalised to unit L2 norm before the max (``SR.m``), and
-      the score uses ``|a_{k,j}|`` (the paper's Eq. 5 has the absolute value;
-      scikit-feature and fsfc drop it).
-    - X is used as given: not centred, not normalised (Cai's demos
-      row-normalise beforehand; use :class:`sklearn.preprocessing.Normalizer`
-      in a pipeline to do so).
-    - Features with score 0 (never in the selected LASSO solutions) are ranked
-      after all others, by the step at which they first entered any LARS path,
-      then by index.
-    - The scores depend on d: ``scores_`` are those for
-      ``n_features_to_select_``. :meth:`fit_rankings` returns the rankings for
-      several d from one LARS path per eigenvector.
-
-    Reproduction (Table 7, Isolet, 1-NN leave-one-out error at 50
-    features): the paper prints 15.2 %; ufsel with the paper's settings
-    (p = 5, binary weights, K = 26) gives 21.1 %. Cai's own ``MCFS_p.m``,
-    run in GNU Octave on the same 1560 x 617 matrix (``Isolet1``), selects
-    the same 50 features and gives the same 21.1 %; so do both with the
-    heat kernel (21.9 %) or with samples scaled to unit norm (21.2 %, 19.1 %
-    heat). The gap comes from the neighbour count: p = 10 gives 16.0 %
-    (ufsel and ``MCFS_p.m`` alike). The implementation, the graph weights
-    and the preprocessing are ruled out. The remaining candidates are p
-    (the paper's Fig. 6 varies it) and the data (Isolet has five subsets, and
-    which one the paper used is not stated). See
-    ``benchmarks/reproduce_mcfs_isolet.py`` and
-    ``benchmarks/results/reproduction_notes.md``.
-
-    Cost: one sparse k-NN graph (O(n log n d); approximate NN-descent from
-    50,000 samples under ``neighbors_algorithm="auto"`` when ``ufsel[ann]``
-    is installed), a partial eigensolver for K+1 eigenpairs (ARPACK above
-    1500 samples, AMG-preconditioned LOBPCG from 100,000 when ``ufsel[amg]``
-    is installed; O(nnz) per product), one d x d Gram matrix (O(n d^2)) and K
-    LARS paths on it; no n x n dense matrix.
-
-    Scale: sparse X is never densified, but the LARS step needs the dense
-    d x d Gram matrix ``X^T X``; above ``linalg.MAX_GRAM_BYTES`` (4 GiB, about
-    23,000 features) MCFS raises a ValueError instead (reduce the features
-    first, e.g. with MaxVariance). Input is computed in float64 (the LARS
-    path is sensitive to rounding; float32 input is upcast). A dask array is
-    accepted (``ufsel[dask]``): blockwise exact k-NN, blockwise ``X^T X`` and
-    ``X^T Y``; the n x k graph and the n x K embedding are held in memory.
+    Sparse and dask input are supported; the LARS step needs the dense d x d Gram
+    matrix ``X^T X`` and raises a ValueError when it exceeds
+    ``ufsel.linalg.MAX_GRAM_BYTES`` (reduce the features first, e.g. with
+    :class:`MaxVariance`).
 
     Parameters
     ----------
@@ -161,6 +100,7 @@ class MCFS(BaseSelector):
     scores_ : ndarray of shape (n_features,)
         ``max_k |a_{k,j}|`` for d = ``n_features_to_select_``.
     ranking_ : ndarray of shape (n_features,)
+        Rank of each feature, 1 for the best.
     embedding_ : ndarray of shape (n_samples, n_clusters)
         The spectral embedding Y. On a graph with more connected components than
         ``n_clusters + 1`` it has one column per component beyond the first: the
@@ -168,11 +108,62 @@ class MCFS(BaseSelector):
         round-off, in the basis of :func:`ufsel.graph.canonical_embedding` (scaled by
         a power of two and rounded to 30 bits; the rankings do not depend on the
         scale).
-    n_features_to_select_, n_features_in_, feature_names_in_
+    n_features_to_select_ : int
+        The number of features selected.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of the features seen during ``fit``, when X has feature names
+        that are all strings.
 
     See Also
     --------
     LaplacianScore, MaxVariance
+
+    Notes
+    -----
+    **Algorithm** (Table 1 of [1]_), with d the number of features to select:
+
+    1. Build a p-nearest-neighbour graph W (Section 3.1; p = 5 with binary weights in
+       the paper's experiments).
+    2. Solve ``L y = lambda D y`` (Eq. 1), ``L = D - W``, and keep
+       ``Y = [y_1, ..., y_K]``, the eigenvectors of the K smallest non-trivial
+       eigenvalues.
+    3. For each ``y_k`` solve ``min ||y_k - X a_k||^2 + beta |a_k|`` (Eq. 3) by LARS,
+       stopped when ``a_k`` has d non-zero coefficients (the cardinality constraint
+       ``|a_k| = d`` of Eq. 4).
+    4. Score feature j by ``MCFS(j) = max_k |a_{k,j}|`` (Eq. 5).
+
+    **Interpretations** where the paper is silent (all follow Cai's ``MCFS_p.m``):
+
+    - With the heat kernel and an estimated bandwidth, neighbours at equal distance go
+      to the smaller index, as ``constructW``'s stable sort.
+    - The trivial constant eigenvector is dropped, as ``Eigenmap.m`` does; on a
+      disconnected graph only the constant direction is removed. With more connected
+      components than ``n_clusters + 1`` the embedding is the whole null space of L,
+      in the basis of :func:`ufsel.graph.canonical_embedding`, so that it depends on
+      the graph only.
+    - The regressions use ``X^T X + ridge I`` (``SR.m``'s ``RidgeAlpha``) and the LASSO
+      variant of LARS (variables can leave the active set); for cardinality d the
+      last path step with exactly d non-zeros is taken.
+    - Each ``a_k`` is scaled to unit L2 norm before the maximum (``SR.m``), and the
+      score takes the absolute value, as Eq. (5) does.
+    - X is used as given, neither centred nor normalised (Cai's demos row-normalise
+      beforehand: put :class:`sklearn.preprocessing.Normalizer` in a pipeline).
+    - Features with score 0 are ranked after all others, by the LARS step at which
+      they first entered any path, then by index.
+    - The scores depend on d: ``scores_`` are those for ``n_features_to_select_``.
+      :meth:`fit_rankings` returns the rankings for several d from one LARS path per
+      eigenvector.
+
+    Cost: one sparse k-NN graph, a partial eigensolver for K + 1 eigenpairs
+    (O(nnz) per product), one d x d Gram matrix (O(n d^2)) and K LARS paths on it;
+    no dense n x n matrix. Input is computed in float64 (the LARS path is sensitive
+    to rounding). A dask array is processed blockwise for the k-NN search,
+    ``X^T X`` and ``X^T Y``; the graph and the embedding are held in memory.
+    How the default compares with Cai's code is in the fidelity guide,
+    `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__;
+    the Isolet reproduction is in :doc:`/guide/reproducing_papers`.
 
     References
     ----------

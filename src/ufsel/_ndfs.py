@@ -68,107 +68,120 @@ def ndfs_objective(X, F, W, L, alpha, beta, gamma, eps=_EPS, *, XW=None):
 
 
 class NDFS(BaseSelector):
-    """Nonnegative Discriminative Feature Selection.
+    """Nonnegative Discriminative Feature Selection (NDFS).
 
-    Z. Li, Y. Yang, J. Liu, X. Zhou, H. Lu. "Unsupervised Feature Selection
-    Using Nonnegative Spectral Analysis", AAAI 2012.
+    Learns a non-negative, nearly orthogonal cluster indicator F by spectral
+    clustering on a k-NN graph and, jointly, an l2,1-penalised regression W of F on
+    the features (Li, Yang, Liu, Zhou and Lu, AAAI 2012 [1]_). Features are ranked
+    by the squared row norms of W.
 
-    Joint non-negative spectral clustering and l2,1-regularised regression::
-
-        min_{F, W}  Tr(F^T L F) + alpha (||X W - F||_F^2 + beta ||W||_{2,1})
-        s.t. F^T F = I, F >= 0,
-
-    with the orthogonality relaxed into ``gamma/2 ||F^T F - I||_F^2``
-    (gamma large). The algorithm alternates
-
-    - ``W = (X^T X + beta D)^{-1} X^T F``, ``D_ii = 1 / (2 ||w^i||)``;
-    - ``F <- F * (gamma F) / (M F + gamma F F^T F)`` with
-      ``M = L + alpha (I - X (X^T X + beta D)^{-1} X^T)`` (W substituted),
-
-    and ranks features by ``||w^i||^2``.
-
-    Sources. Equation numbers unverified: the paper text was not available
-    to the review of this docstring (numbers once quoted here were written
-    from memory and have been removed). The objective and both updates are
-    implemented from the first author's code ``AAAI2012.m`` (Zechao Li; in
-    AutoUFSTool ``UFSs/NDFS/`` and FSASL ``fs_unsup_ndfs``: ``G = inv(XX' +
-    beta D)``, ``W = G X F``, ``M = L + alpha (I - X' G X)``, ``F = F .*
-    (gamma F + eps) ./ (M F + gamma F F' F + eps)``) and agree with
-    scikit-feature's statement of the objective.
-
-    Interpretations and implementation choices:
-
-    - L is the normalised Laplacian ``D^{-1/2} (D - S) D^{-1/2}`` of a k-NN
-      heat-kernel graph (the paper's spectral-clustering term, as FSASL's
-      ``NDFS_iter``); ``laplacian="unnormalized"`` gives ``D - S``. Either is
-      built from the degree *matrix* and is symmetric (:func:`ndfs_laplacian`;
-      scikit-feature's port builds ``d_j - S_ij`` by a broadcasting slip).
-    - ``M F`` is applied without forming the n x n matrix M:
-      ``M F = L F + alpha (F - X W)`` with W from the same D. W comes from the
-      d x d system when d <= n and from the n x n push-through form otherwise
-      (:func:`ufsel.linalg.weighted_ridge`). Sparse X is never densified
-      (only ``X^T X``, ``X^T F`` and ``X W`` are formed).
-    - The authors' F-rule divides by ``M F``, which can have negative entries (M has
-      negative off-diagonals); to keep F non-negative the numerator and
-      denominator are the negative and positive parts of the gradient:
-      ``F <- F * (gamma F + L^- F + alpha (XW)^+) / (gamma F F^T F + L^+ F
-      + alpha F + alpha (XW)^-)`` with ``L = L^+ - L^-`` (diagonal /
-      off-diagonal). Both rules are ``F * a / (a + grad)`` with
-      ``grad = M F + gamma (F F^T F - F)``, so they have the same fixed points
-      (``grad_ij = 0`` wherever ``F_ij > 0``); away from them they differ.
-    - Initialisation (not in the authors' iteration code; whether the paper
-      gives one is unverified): F = scaled indicator of k-means
-      (10 restarts, seeded) on the spectral embedding of the same graph, plus
-      0.2 times its mean non-zero entry so that multiplicative updates can
-      move every entry (FSASL adds 0.2; ITMO_FS adds nothing and freezes the
-      zeros); D = I. On a graph with more connected components than
-      ``n_clusters + 1`` the embedding is the whole eigenspace of lambda = 0
-      (one dimension per component beyond the first), in the canonical basis
-      of :func:`ufsel.graph.canonical_embedding`: which ``n_clusters`` of its
-      vectors an eigensolver returns follows round-off (on COIL20's
-      9-component graph with ``n_clusters=5`` a 1e-12 relative perturbation
-      of X changed 27 of the top 50 features).
-    - Defaults follow FSASL: alpha = beta = 1 (FSASL grids both over
-      10^-5..10^5), gamma = 1e8, k = 5, heat kernel with Cai's mean-distance
-      bandwidth. The per-iteration column normalisation of F in
-      ``AAAI2012.m`` (``F = F diag(1 / ||F_:,j||)``) is not applied: it is not
-      a step of the stated objective and breaks its monotone decrease.
-    - ``objective_`` is the full objective at the end of each iteration (F
-      updated, W from the previous F); it decreases (each step is a descent
-      step of a majoriser); iteration stops on a relative change below ``tol``.
+    Sparse input is never densified.
 
     Parameters
     ----------
     n_features_to_select : int, float or None, default=None
+        Number of features to select (int), fraction of the features (float in
+        (0, 1]), or None for half of them.
     n_clusters : int, default=5
         c, the number of columns of F.
     n_neighbors : int, default=5
+        Number of nearest neighbours of each sample in the k-NN graph (the sample
+        itself excluded).
     alpha : float, default=1.0
+        Weight of the regression term.
     beta : float, default=1.0
+        Weight of ``||W||_{2,1}`` inside the regression term.
     gamma : float, default=1e8
         Orthogonality penalty.
     laplacian : {"normalized", "unnormalized"}, default="normalized"
+        L in the spectral term: ``D^{-1/2} (D - S) D^{-1/2}`` (FSASL's
+        ``NDFS_iter``) or ``D - S``.
     weight : {"heat", "binary", "cosine"}, default="heat"
+        Edge weights of the k-NN graph: the heat kernel, 1 (binary) or the cosine
+        similarity.
     max_iter : int, default=100
+        Maximum number of iterations.
     tol : float, default=1e-4
+        Relative change of ``objective_`` at which the iterations stop.
     random_state : int, RandomState or None, default=None
         Seeds k-means and the eigensolver.
+    verbose : int, default=0
+        With a value above 0, print one line per iteration (objective, relative
+        change, elapsed time).
 
     Attributes
     ----------
     scores_ : ndarray of shape (n_features,)
         ``||w^i||^2``.
     ranking_ : ndarray of shape (n_features,)
+        Rank of each feature, 1 for the best.
     W_ : ndarray of shape (n_features, n_clusters)
     F_ : ndarray of shape (n_samples, n_clusters)
         The non-negative cluster indicator.
-    objective_ : ndarray of shape (n_iter_,)
+    objective_ : ndarray of shape (`n_iter_`,)
+        Objective value after each iteration (see Notes).
     n_iter_ : int
-    n_features_to_select_, n_features_in_, feature_names_in_
+        Number of iterations run.
+    n_features_to_select_ : int
+        The number of features selected.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of the features seen during ``fit``, when X has feature names
+        that are all strings.
 
     See Also
     --------
     UDFS, JELSR, RUFS
+
+    Notes
+    -----
+    **Objective**, with the orthogonality of F relaxed into a penalty::
+
+        min_{F >= 0, W}  Tr(F^T L F) + alpha (||X W - F||_F^2 + beta ||W||_{2,1})
+                         + (gamma / 2) ||F^T F - I||_F^2
+
+    **Updates**, alternated until the relative change of ``objective_`` falls below
+    ``tol``:
+
+    - ``W = (X^T X + beta D)^{-1} X^T F``, ``D_ii = 1 / (2 ||w^i||)``;
+    - ``F <- F * (gamma F) / (M F + gamma F F^T F)`` with
+      ``M = L + alpha (I - X (X^T X + beta D)^{-1} X^T)`` (W substituted).
+
+    The objective and both updates follow the first author's code ``AAAI2012.m``
+    (distributed in AutoUFSTool and in FSASL's ``fs_unsup_ndfs``) and agree with
+    scikit-feature's statement of the objective; the equation numbers of the paper
+    are not quoted because its text was not available for checking.
+
+    **Interpretations**:
+
+    - L is the normalised Laplacian ``D^{-1/2} (D - S) D^{-1/2}`` of a k-NN
+      heat-kernel graph, as FSASL's ``NDFS_iter``; ``laplacian="unnormalized"`` gives
+      ``D - S`` (:func:`ndfs_laplacian`).
+    - ``M F`` is applied without forming the n x n matrix M:
+      ``M F = L F + alpha (F - X W)``, W from the d x d system when d <= n and from
+      the n x n push-through form otherwise (:func:`ufsel.linalg.weighted_ridge`).
+    - The authors' F-rule divides by ``M F``, which can have negative entries. To keep
+      F non-negative, numerator and denominator are the negative and positive parts
+      of the gradient: ``F <- F * (gamma F + L^- F + alpha (XW)^+) /
+      (gamma F F^T F + L^+ F + alpha F + alpha (XW)^-)`` with ``L = L^+ - L^-``
+      (diagonal and off-diagonal). Both rules have the same fixed points.
+    - Initialisation (not in the authors' iteration code): F is the scaled indicator
+      of k-means (10 restarts) on the spectral embedding of the same graph, plus 0.2
+      times its mean non-zero entry so that the multiplicative updates can move every
+      entry; D = I. On a graph with more connected components than
+      ``n_clusters + 1`` the embedding is the whole null space of the Laplacian, in
+      the basis of :func:`ufsel.graph.canonical_embedding`, so the start depends on the
+      graph only.
+    - Defaults follow FSASL: alpha = beta = 1, gamma = 1e8, k = 5, heat kernel with
+      Cai's mean-distance bandwidth. The per-iteration column normalisation of F in
+      ``AAAI2012.m`` is not applied: it is no step of the stated objective and breaks
+      its monotone decrease.
+    - ``objective_`` is the full objective at the end of each iteration (F updated, W
+      from the previous F).
+
+    See the fidelity guide,
+    `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__.
 
     References
     ----------

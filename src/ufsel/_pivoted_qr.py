@@ -154,64 +154,13 @@ def pivoted_qr_order(X, *, rtol=RANK_RTOL):
 class PivotedQR(BaseSelector):
     """Greedy column subset selection: QR with column pivoting on the centred data.
 
-    The classical deterministic answer to "which k columns span the data
-    best" (Businger and Golub, "Linear least squares solutions by Householder
-    transformations", Numer. Math. 7, 1965; Golub and Van Loan, *Matrix
-    Computations*, 4th ed., Section 5.4.2). It is not one of the papers'
-    methods: ufsel offers it as a baseline and as a candidate of the
-    label-free route (:class:`~ufsel.model_selection.AutoSelector`), because
-    the features it picks are as unlike each other as the data allow, which
-    is where random subsets beat most published selectors (they pick many
-    near-copies of one signal, e.g. neighbouring pixels).
+    Picks, one at a time, the feature least explained by those already chosen, the
+    classical deterministic answer to "which k columns span the data best"
+    (Businger and Golub 1965 [1]_; Golub and Van Loan [2]_). Not one of the papers'
+    methods: a baseline, and a candidate of :class:`~ufsel.model_selection.AutoSelector`,
+    because the features it picks are as unlike each other as the data allow.
 
-    With ``X~`` the column-centred data and ``S`` the features chosen so far,
-    the next feature is
-
-        ``j = argmax_j || (I - P_S) x~_j ||``,
-
-    ``P_S`` the orthogonal projection onto the span of ``{x~_s : s in S}``:
-    the feature least explained by the chosen ones. This is the pivot order
-    of QR with column pivoting (the first k pivots are the usual heuristic for
-    the column subset selection problem ``min_|S|=k ||X~ - P_S X~||_F``).
-
-    Interpretations (none is in the references, which stop at rank):
-
-    * **Restarts.** The centred data have rank at most ``min(n - 1, d)``; once
-      every remaining residual is below ``1e-8`` times the round's first one,
-      the round ends and pivoting restarts on the remaining features alone
-      (round 2 picks, among them, the features least explained by each other,
-      and so on), so every feature gets a rank even when d > n.
-    * **Ties.** Squared residual norms are compared after rounding to 1e-9
-      of the round's largest squared column norm, so round-off does not
-      decide; equal ones go to the larger projection of the feature on a
-      fixed random direction over the samples, then to the lower column
-      index. Ties are therefore common late in a round, among the features
-      whose residual norm is below about 3e-5 of the round's largest (their
-      order there follows the content key), and only exactly duplicated
-      columns stay tied after it: which copy comes first follows the column
-      order. LAPACK's ``xGEQP3`` breaks ties by the lower column index
-      instead and decides near-ties by its round-off, so the two orders can
-      differ there (``benchmarks/bench_pivoted_qr.py``: 1021 of COIL20's
-      1024 first-round pivots in the same place, all of JAFFE's and
-      Isolet's).
-    * **Scores.** ``scores_[j] = (rounds - round_j - 1) + rho_j`` with
-      ``rho_j`` in (1e-8, 1] the feature's residual norm when chosen,
-      relative to its round's first (``residuals_``); higher is better, so
-      ``ranking_`` is the pivot order. Constant features score 0 and come
-      last.
-
-    Computation: with n > d, the R factor of the centred X by a tall-skinny
-    QR over blocks of 8192 rows (``X~^T X~ = R^T R``, so the pivoting is the
-    same), then greedy pivoting on the d x d factor: O(n d^2) time, O(d^2)
-    memory; sparse X is densified one block of rows at a time. With d >= n,
-    pivoting on the centred X itself (sparse X is densified whole, O(n d)
-    memory, refused above the 4 GiB limit of :func:`ufsel.base.densify`): each round costs
-    O(n^2 d), and there are about d / n rounds, O(n d^2) in all. The
-    residuals are downdated and recomputed where the downdate cancelled, as
-    in LAPACK's ``xGEQP3``. The greedy loop is level-2 BLAS in Python: one
-    call to ``xGEQP3`` (which ranks one round, with its own tie rule) is as
-    fast on MNIST and 3 to 11 times faster on the other shared data sets
-    (performance guide).
+    Sparse input is densified one block of rows at a time when n > d.
 
     Parameters
     ----------
@@ -222,6 +171,7 @@ class PivotedQR(BaseSelector):
     Attributes
     ----------
     scores_ : ndarray of shape (n_features,)
+        Score of each feature, higher is better.
     ranking_ : ndarray of shape (n_features,)
         1 = the first pivot.
     residuals_ : ndarray of shape (n_features,)
@@ -230,12 +180,54 @@ class PivotedQR(BaseSelector):
         The pivoting round of each feature (-1 for constant features).
     n_features_to_select_ : int
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
 
     See Also
     --------
-    MaxVariance : the first pivot is the feature of largest variance.
+    MaxVariance : The first pivot is the feature of largest variance.
     ufsel.model_selection.AutoSelector
+
+    Notes
+    -----
+    With ``X~`` the column-centred data and S the features chosen so far, the next
+    feature is ``j = argmax_j ||(I - P_S) x~_j||``, ``P_S`` the orthogonal projection
+    onto the span of ``{x~_s : s in S}``. This is the pivot order of QR with column
+    pivoting, the usual heuristic for the column subset selection problem
+    ``min_{|S| = k} ||X~ - P_S X~||_F``.
+
+    **Interpretations** (the references stop at the rank):
+
+    - Restarts: the centred data have rank at most ``min(n - 1, d)``. Once every
+      remaining residual is below 1e-8 times the round's first one, the round ends
+      and pivoting restarts on the remaining features alone, so every feature gets a
+      rank even when d > n.
+    - Ties: squared residual norms are compared after rounding to 1e-9 of the round's
+      largest squared column norm, so round-off does not decide; equal ones go to the
+      larger projection of the feature on a fixed random direction over the samples,
+      then to the lower column index. Only exactly duplicated columns stay tied after
+      that, and their order follows the column order. LAPACK's ``xGEQP3`` breaks ties
+      by the lower column index and decides near-ties by round-off, so the two orders
+      can differ there.
+    - Scores: ``scores_[j] = (rounds - round_j - 1) + rho_j``, ``rho_j`` in (1e-8, 1]
+      the feature's residual norm when chosen relative to its round's first
+      (``residuals_``), so ``ranking_`` is the pivot order. Constant features score 0
+      and come last.
+
+    **Computation.** With n > d: the R factor of the centred X by a tall-skinny QR
+    over blocks of 8192 rows (``X~^T X~ = R^T R``, so the pivoting is the same), then
+    greedy pivoting on the d x d factor, O(n d^2) time and O(d^2) memory. With
+    d >= n: pivoting on the centred X itself (sparse X densified whole, refused above
+    the limit of :func:`ufsel.base.densify`), about d / n rounds of O(n^2 d). The
+    residual norms are downdated and recomputed where the downdate cancelled, as in
+    ``xGEQP3``. The greedy loop is level-2 BLAS in Python, slower than one
+    ``xGEQP3`` call (see the performance guide, :doc:`/guide/performance`).
+
+    References
+    ----------
+    .. [1] P. Businger, G. H. Golub. Linear least squares solutions by Householder
+       transformations. Numer. Math. 7:269-276, 1965.
+    .. [2] G. H. Golub, C. F. Van Loan. Matrix Computations, 4th ed., Section 5.4.2.
+       Johns Hopkins University Press, 2013.
 
     Examples
     --------

@@ -102,75 +102,32 @@ def _leading_eigenvector(G, v0, rng):
 
 
 class QAlpha(BaseSelector):
-    """Q-alpha feature weighting, the iterative algorithm of Wolf & Shashua.
+    """Q-alpha feature weighting, the iterative algorithm of Wolf and Shashua.
 
-    L. Wolf, A. Shashua. "Feature Selection for Unsupervised and Supervised
-    Inference: The Emergence of Sparsity in a Weight-Based Approach", JMLR 6
-    (2005) 1855-1887. Unsupervised criterion:
+    Weights the features so that the sample affinity built from the weighted
+    features has the most energy in its k leading eigenvectors, by alternating an
+    eigenvector step for the weights alpha with one step of orthogonal iteration
+    for the eigenvectors Q (Wolf and Shashua, JMLR 2005 [1]_). The weights come out
+    sparse and of one sign; features are ranked by alpha.
 
-        max_{alpha, Q}  Tr(Q^T A_alpha^T A_alpha Q)   s.t.  alpha^T alpha = 1,  Q^T Q = I,
-
-    with ``A_alpha = sum_i alpha_i m_i m_i^T`` the sample affinity built from
-    the weighted feature vectors ``m_i`` and ``Q`` (n x k) spanning its k
-    leading eigenvectors. For fixed Q the criterion is ``alpha^T G alpha``
-    with ``G_ij = (m_i^T m_j)(m_i^T Q Q^T m_j)``, so alpha is the leading
-    eigenvector of G. The Q-alpha algorithm alternates:
-
-    1. ``G = (M^T M) o (M^T Q Q^T M)`` (Hadamard product);
-    2. ``alpha`` = leading eigenvector of G;
-    3. ``Z = A_alpha Q``, ``Q R = Z`` (QR factorisation, one step of
-       orthogonal iteration);
-
-    until the criterion stops increasing. Features are ranked by alpha; the
-    paper shows that alpha comes out sparse and of one sign ("biased
-    non-negativity" of G).
-
-    This is the iterative algorithm, not the one-shot variant (leading
-    eigenvector of ``(X^T X) o (X^T X)``) found in some code.
-
-    Interpretations:
-
-    - Equation numbers unverified: the paper text was not available (to the
-      original implementation or to the review of this docstring; only its
-      abstract, http://jmlr.org/beta/papers/v6/wolf05a.html, which confirms the
-      least-squares relevance over the spectral properties of the affinity
-      and the emergent sparsity of the weights). The algorithm above is as
-      recalled from the paper, not checked against its text, and no
-      reference code by the authors was found: cosasha97's "Q-alpha"
-      (``scripts/utils.py``) is the one-shot variant and The Spider's
-      ``clustub`` cites the paper but implements a different algorithm
-      (the authors' code, see docs/guide/fidelity.md). Formulas are therefore written out in full.
-    - Feature vectors are centred and scaled to unit norm first (constant
-      features, :func:`ufsel.linalg.constant_features`, become zero vectors
-      and get alpha = 0).
-    - ``Q^(0)`` is a random orthonormal n x k matrix (Gaussian, QR), drawn
-      from ``random_state``.
-    - The sign of the eigenvector alpha is fixed so that ``sum(alpha) >= 0``,
-      and features are ranked by the signed alpha (the paper ranks by the
-      weights, which it shows to be non-negative at convergence).
-    - ``objective_`` records ``alpha^T G alpha = Tr(Q^T A_alpha^2 Q)``, the
-      criterion, which this algorithm *increases* (each step maximises it
-      over alpha, then one orthogonal-iteration step on ``A_alpha`` does not
-      decrease ``Tr(Q^T A^2 Q)``). Stops when its relative change falls below
-      ``tol``.
-
-    Cost: forming M (dense n x d), ``C = M^T M`` once (O(n d^2)), then per
-    iteration O(n d k + d^2 k) for G and a Lanczos solve for its leading
-    eigenpair, warm-started from the previous alpha; no n x n matrix.
-    Memory O(d^2). Sparse X is never densified (nor centred): M is applied
-    as an operator (:func:`standardised_operator`), ``C`` comes from the
-    sparse scatter matrix, and only n x k and d x d arrays are dense.
+    Sparse input is never densified (nor centred).
 
     Parameters
     ----------
     n_features_to_select : int, float or None, default=None
+        Number of features to select (int), fraction of the features (float in
+        (0, 1]), or None for half of them.
     n_clusters : int, default=5
         k, the number of leading eigenvectors (the expected number of clusters).
     max_iter : int, default=100
+        Maximum number of iterations.
     tol : float, default=1e-6
         Relative change of the criterion that stops the iterations.
     random_state : int, RandomState or None, default=None
         Seeds ``Q^(0)`` and the eigensolver.
+    verbose : int, default=0
+        With a value above 0, print one line per iteration (objective, relative
+        change, elapsed time).
 
     Attributes
     ----------
@@ -180,6 +137,53 @@ class QAlpha(BaseSelector):
     objective_ : list of float
         The criterion after each iteration (non-decreasing).
     n_iter_ : int
+        Number of iterations run.
+
+    See Also
+    --------
+    SPEC
+        Scores features against the graph Laplacian's spectrum.
+    LaplacianScore
+        Scores each feature by its locality on a k-NN graph.
+
+    Notes
+    -----
+    **Criterion** (unsupervised)::
+
+        max_{alpha, Q}  Tr(Q^T A_alpha^T A_alpha Q)   s.t. alpha^T alpha = 1, Q^T Q = I
+
+    with ``A_alpha = sum_i alpha_i m_i m_i^T`` built from the feature vectors ``m_i``
+    and Q (n x k) spanning its leading eigenvectors. For fixed Q the criterion is
+    ``alpha^T G alpha`` with ``G_ij = (m_i^T m_j)(m_i^T Q Q^T m_j)``. Each iteration:
+
+    1. ``G = (M^T M) o (M^T Q Q^T M)`` (Hadamard product);
+    2. alpha = the leading eigenvector of G;
+    3. ``Z = A_alpha Q``, ``Q R = Z`` (QR, one step of orthogonal iteration);
+
+    until the relative change of ``objective_`` (the criterion,
+    ``alpha^T G alpha = Tr(Q^T A_alpha^2 Q)``, which each step increases) falls below
+    ``tol``. This is the iterative algorithm, not the one-shot variant (the leading
+    eigenvector of ``(X^T X) o (X^T X)``) found in some code. The paper's text was
+    not available for checking and no code by the authors was found, so no equation
+    numbers are cited and the formulas are written out in full; the abstract
+    confirms the criterion and the emergent sparsity.
+
+    **Interpretations**:
+
+    - Feature vectors are centred and scaled to unit norm first; constant features
+      (:func:`ufsel.linalg.constant_features`) become zero vectors and get alpha = 0.
+    - ``Q^(0)`` is a random orthonormal n x k matrix (Gaussian, then QR).
+    - The sign of alpha is fixed so that ``sum(alpha) >= 0``, and features are ranked
+      by the signed alpha (the paper shows the weights to be non-negative at
+      convergence).
+
+    Cost: ``C = M^T M`` once (O(n d^2)), then per iteration O(n d k + d^2 k) for G and
+    a Lanczos solve for its leading eigenpair warm-started from the previous alpha;
+    memory O(d^2), no n x n matrix. Sparse X is applied as an operator
+    (:func:`standardised_operator`), C coming from the sparse scatter matrix.
+
+    See the fidelity guide,
+    `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__.
 
     References
     ----------

@@ -16,7 +16,19 @@ TEST_PARAMS: dict[str, dict] = {}
 
 
 def register(name, cls, *, test_params=None):
-    """Register ``cls`` under ``name`` (lowercase); ``test_params`` speed up the common tests."""
+    """Register ``cls`` under ``name`` (lowercase); ``test_params`` speed up the common tests.
+
+    Parameters
+    ----------
+    name : str
+        The name (stored in lowercase) under which :func:`get_selector` and the
+        command line find the class.
+    cls : type
+        A :class:`BaseSelector` subclass.
+    test_params : dict or None, default=None
+        Constructor arguments that make the common estimator tests fast (small
+        iteration counts).
+    """
     key = name.lower()
     if key in SELECTORS and SELECTORS[key] is not cls:
         raise ValueError(f"a selector named {key!r} is already registered.")
@@ -26,7 +38,13 @@ def register(name, cls, *, test_params=None):
 
 
 def get_selector(name):
-    """The selector class registered under ``name`` (case-insensitive)."""
+    """The selector class registered under ``name`` (case-insensitive).
+
+    Parameters
+    ----------
+    name : str
+        A registered name, such as ``"mcfs"`` (see ``ufsel.SELECTORS``).
+    """
     try:
         return SELECTORS[name.lower()]
     except KeyError:

@@ -17,8 +17,8 @@ from .linalg import soft_threshold
 __all__ = ["RNE", "rne_objective"]
 
 #: Entries of H below this are set to 0: multiplicative updates drive unused
-#: entries geometrically towards 0, and arithmetic on subnormal numbers is up to
-#: 100x slower (it tripled the COIL20 fit time).
+#: entries geometrically towards 0, and arithmetic on subnormal numbers is much
+#: slower than on normal ones.
 _FLUSH = 1e-100
 
 
@@ -35,145 +35,15 @@ def rne_objective(A, H, alpha):
 
 
 class RNE(PerCountRankingsMixin, BaseSelector):
-    """Robust neighbourhood embedding for unsupervised feature selection.
+    """Robust Neighbourhood Embedding for unsupervised feature selection (RNE).
 
-    Y. Liu, D. Ye, W. Li, H. Wang, Y. Gao. "Robust neighborhood embedding for
-    unsupervised feature selection", Knowledge-Based Systems 193 (2020)
-    105462. The LLE reconstruction weights W of the samples (Roweis & Saul)
-    should be preserved by the selected features, measured with the robust
-    l1 norm; a non-negative, (nearly) orthogonal ``H`` (d x m, m = number of
-    selected features) relaxes the 0/1 selection matrix::
+    Selects the features that best preserve the samples' locally linear
+    reconstruction weights (LLE), measured with the robust l1 norm; a non-negative,
+    nearly orthogonal matrix H relaxes the 0/1 selection and is found by ADMM (Liu,
+    Ye, Li, Wang and Gao, KBS 2020 [1]_). Features are ranked by the row norms of H;
+    the scores depend on ``n_features_to_select``.
 
-        min_{H >= 0}  ||A H||_1 + (alpha / 4) ||H^T H - I||_F^2,
-
-    A the LLE residual matrix: ``(I - W^T) X`` by default, as the authors'
-    code computes it, or ``(I - W) X`` (see ``residual`` below). Solved by
-    ADMM with ``M = A H``, augmented Lagrangian
-    ``||M||_1 + <Y, M - A H> + (mu / 2) ||M - A H||^2 + (alpha / 4) ||H^T H - I||^2``:
-
-    - H: ``n_inner`` multiplicative updates (positive/negative parts of the
-      gradient, square-root rule)
-      ``H <- H o sqrt((alpha H + mu [A^T M]^+ + mu [A^T A]^- H + [A^T Y]^+) /
-      (alpha H H^T H + mu [A^T M]^- + mu [A^T A]^+ H + [A^T Y]^-))``;
-    - M: soft thresholding of ``A H - Y / mu`` at ``1 / mu``;
-    - ``Y <- Y + mu (M - A H)``, ``mu <- min(rho mu, mu_max)``.
-
-    Features are ranked by ``||h^i||_2``.
-
-    Interpretations and reference-code details (the authors' code, see docs/guide/fidelity.md;
-    ``RNE_obj.m``):
-
-    - Equation numbers are not cited: no copy of the paper was available to
-      this implementation (its abstract, and the authors' code as distributed in Auto-UFSTool), so the formulas are written out in full.
-    - Defaults from the reference code: alpha = 1e3, mu0 = 10, rho = 1.1,
-      mu_max = 1e10, 50 outer and 30 inner iterations, K = 5 neighbours (the
-      demo sweeps K in 3..11).
-    - H starts with uniform [0, 1) entries (seeded by ``random_state``)
-      and unit-norm columns. The random rows are dealt to the features in
-      the order of their residual norms (``||a_j||_1``, then ``||a_j||_2``),
-      not in column order, so that permuting the features permutes H and the
-      scores (exactly tied features aside). The reference code draws ``rand(d, m)`` and
-      rescales the columns to unit norm before *every* multiplicative step;
-      that per-step rescaling is not part of the objective and is not done
-      here, but its first rescaling is kept as the initialisation: starting
-      from raw ``rand`` (``H^T H`` of order d/3) the orthogonality penalty
-      dominates the first steps and the iterates stall at markedly higher
-      objective values (on planted data 924 vs 780, with the planted
-      features lost).
-    - LLE weights by :func:`ufsel.graph.lle_weights`, with the local Gram
-      matrix regularised by ``1e-3 trace(C)`` when K > d (the reference
-      ``LLE.m`` rule) and by a ``1e-12 trace(C)`` jitter otherwise.
-    - The residual matrix (``residual``). ``LLE.m`` returns W with row i
-      holding the weights of sample i's neighbours, and ``RNE_obj.m`` forms
-      ``A = (I - W^T) X`` (``residual="transposed"``, the default). The LLE
-      reconstruction error of sample i, ``x_i - sum_j w_ij x_j``, is row i
-      of ``(I - W) X`` (``residual="reconstruction"``). Earlier ufsel
-      versions took the transposition for a slip and used
-      ``"reconstruction"``. The default now follows the authors' code, on
-      the evidence of k-means on the selected raw columns over 11 data sets
-      (``benchmarks/quality_rne.py``, full table in
-      ``benchmarks/results/rne_residual_quality.md``). ACC at 50 / 100
-      features:
-
-      ============= ============= ============= =============
-      data set      random        transposed    reconstruction
-      ============= ============= ============= =============
-      coil20        0.58 / 0.58   0.57 / 0.58   0.33 / 0.43
-      orl           0.47 / 0.48   0.46 / 0.50   0.42 / 0.44
-      jaffe         0.68 / 0.70   0.64 / 0.70   0.66 / 0.69
-      yale          0.36 / 0.36   0.31 / 0.39   0.33 / 0.36
-      imm40         0.44 / 0.46   0.47 / 0.46   0.53 / 0.53
-      umist         0.40 / 0.41   0.39 / 0.43   0.38 / 0.39
-      isolet        0.45 / 0.57   0.43 / 0.50   0.41 / 0.43
-      usps          0.56 / 0.59   0.57 / 0.60   0.35 / 0.43
-      palm          0.68 / 0.68   0.67 / 0.68   0.70 / 0.68
-      mnist4k       0.38 / 0.44   0.37 / 0.42   0.42 / 0.42
-      lung_discrete 0.63 / 0.62   0.62 / 0.65   0.62 / 0.60
-      ============= ============= ============= =============
-
-      Over the 22 cells, ``"transposed"`` is ahead in 15 for ACC and 16
-      for NMI. Its mean margin over random subsets is -0.005 ACC, against
-      -0.045 for ``"reconstruction"``. So neither form beats random subsets
-      on average on raw data. ``"reconstruction"`` falls below them on the
-      image and digit sets, where it picks near-constant background
-      (COIL20 0.34, USPS 0.35), and is ahead on imm40 and palm. These fits
-      used ``tol=1e-4``. With the default 50 iterations, ``"transposed"``
-      gives the same ACC within 0.005 on the 10 sets rerun.
-
-      What the choice means. The LLE weights of each sample sum to one, so
-      ``(I - W) 1 = 0``: under ``"reconstruction"`` a constant feature has
-      zero residual, near-constant features (image background) are nearly
-      free, and RNE picks them. On raw COIL20 it picks background pixels:
-      mean variance of the 50 selected pixels 0.004, against 0.062 over all
-      pixels.
-
-      ``(I - W^T) 1`` is not 0: the column sums of W (how often, and with
-      what weight, a sample serves as a neighbour) enter the residual. A
-      feature's offset then counts, ``(I - W^T)(x + c 1) = (I - W^T) x +
-      c (1 - W^T 1)``, so ``"transposed"`` is not invariant to shifting a
-      feature, while ``"reconstruction"`` is (both tested). On the planted
-      Gaussian clusters of :func:`ufsel.datasets.make_planted_clusters`,
-      ``"transposed"`` finds none of the 5 informative features (whose
-      cluster means are offsets) where ``"reconstruction"`` finds about 4.
-      Centre or scale the features first when their offsets are arbitrary.
-    - m = the number of selected features (as in the reference code), so the
-      scores depend on ``n_features_to_select``; :meth:`fit_rankings` fits once
-      per count (the first k of an m > k fit are a different selection, see
-      ``benchmarks/RESULTS_rne.md``).
-    - ADMM is not a descent method; ``objective_`` records the objective at
-      each outer iteration. By default (``tol=None``) all ``max_iter`` = 50
-      outer iterations run, as in the reference code, which has no stopping
-      test. With a number ``tol`` the iterations stop early once the relative
-      objective change and the relative primal residual
-      ``||M - A H|| / ||A H||`` both fall below ``tol``. That test is not a
-      safe default. With ``residual="transposed"`` the objective is dominated
-      by a term H barely moves at first (1.7e7 on JAFFE), so ``tol = 1e-4``
-      ended the fit after 2 iterations, with H still close to its random
-      start, and the selection was no better than random subsets.
-
-    Scale: the objective is not scale invariant. It favours features of
-    small magnitude, and with ``residual="reconstruction"`` it favours
-    near-constant ones (see above). Scaling the features first helps the
-    ``"reconstruction"`` form on COIL20. With unit-norm columns
-    (``make_pipeline(FunctionTransformer(normalize, kw_args={"axis": 0}),
-    RNE(...))``) it reaches the level of random subsets (ACC 0.58 / 0.61 at
-    50 / 100 features). Standardising gives 0.50 / 0.53
-    (``benchmarks/RESULTS_rne.md``). ufsel does not rescale X.
-
-    Cost: LLE weights O(n k^2 d), ``A^T A`` once (O(n d^2)), then per inner
-    step ``4 d^2 m + 3 d m^2`` flops (``2 d^2 m + 4 n d m + 3 d m^2`` when
-    n < d / 2), 1500 steps with the defaults; two d x d matrices (one when
-    n < d / 2); no n x n dense matrix. The products are BLAS-3 calls writing
-    into preallocated buffers (see ``_MultiplicativeStep``). The step count
-    makes the two d x d products the floor: on COIL20 (d = 1024) with m = 512
-    (half the features, the default count) they alone are 3.2e12 flops, about
-    a minute at the 54 GFLOP/s one core of the development machine reaches, so
-    the default fit takes 2 to 3 minutes on one BLAS thread (124 s and 163 s
-    measured on the shared machine under load; m = 50: 13 to 17 s).
-    ``n_inner`` scales the cost linearly.
-
-    Sparse X is densified (the LLE residuals A are dense n x d;
-    :func:`ufsel.base.densify` refuses above ``MAX_DENSE_BYTES``).
+    Sparse input is densified. The objective is not scale invariant (see Notes).
 
     Parameters
     ----------
@@ -183,16 +53,21 @@ class RNE(PerCountRankingsMixin, BaseSelector):
         K of the LLE graph.
     residual : {"transposed", "reconstruction"}, default="transposed"
         ``A = (I - W^T) X`` (the authors' ``RNE_obj.m``) or ``A = (I - W) X``
-        (the LLE reconstruction errors), see the notes.
+        (the LLE reconstruction errors), see Notes.
     alpha : float, default=1e3
         Orthogonality penalty.
     max_iter : int, default=50
+        Maximum number of iterations.
     n_inner : int, default=30
+        Multiplicative H-updates per outer iteration.
     tol : float or None, default=None
         None runs all ``max_iter`` outer iterations, as the reference code
-        does, with no convergence warning. A number stops early (see the notes).
+        does, with no convergence warning. A number stops early (see Notes).
     random_state : int, RandomState or None, default=None
         Seeds the initial H.
+    verbose : int, default=0
+        With a value above 0, print one line per iteration (objective, relative
+        change, elapsed time).
 
     Attributes
     ----------
@@ -200,8 +75,79 @@ class RNE(PerCountRankingsMixin, BaseSelector):
         ``||h^i||_2^2``.
     H_ : ndarray of shape (n_features, m)
     objective_ : list of float
+        Objective value after each iteration (see Notes).
     n_iter_ : int
+        Number of iterations run.
     ranking_, n_features_to_select_, n_features_in_
+
+    See Also
+    --------
+    JELSR
+        Embedding from locally linear weights, with sparse regression.
+    UDFS
+        Local discriminative analysis with an l2,1 penalty.
+
+    Notes
+    -----
+    **Objective** (H of shape (d, m), m the number of selected features)::
+
+        min_{H >= 0}  ||A H||_1 + (alpha / 4) ||H^T H - I||_F^2
+
+    with A the LLE residual matrix: ``(I - W^T) X`` by default, as the authors' code
+    ``RNE_obj.m`` computes it, or ``(I - W) X`` (``residual="reconstruction"``), W the
+    LLE weights of the samples. The paper's text was not available for checking, so
+    no equation numbers are cited and the formulas are written out in full.
+
+    **ADMM** with ``M = A H`` and the augmented Lagrangian
+    ``||M||_1 + <Y, M - A H> + (mu / 2) ||M - A H||^2 + (alpha / 4) ||H^T H - I||^2``:
+
+    - H: ``n_inner`` multiplicative updates (square-root rule on the positive and
+      negative parts of the gradient)
+      ``H <- H o sqrt((alpha H + mu [A^T M]^+ + mu [A^T A]^- H + [A^T Y]^+) /
+      (alpha H H^T H + mu [A^T M]^- + mu [A^T A]^+ H + [A^T Y]^-))``;
+    - M: soft thresholding of ``A H - Y / mu`` at ``1 / mu``;
+    - ``Y <- Y + mu (M - A H)``, ``mu <- min(rho mu, mu_max)``.
+
+    **Interpretations and reference-code details**:
+
+    - Defaults from the reference code: alpha = 1e3, mu0 = 10, rho = 1.1,
+      mu_max = 1e10, 50 outer and 30 inner iterations, 5 neighbours.
+    - H starts with uniform [0, 1) entries and unit-norm columns. The random rows are
+      dealt to the features in the order of their residual norms (``||a_j||_1``, then
+      ``||a_j||_2``), so that permuting the features permutes H and the scores. The
+      reference code rescales the columns before every multiplicative step; only its
+      first rescaling is kept, as the initialisation (that rescaling is not part of
+      the objective, and from raw ``rand`` the orthogonality penalty dominates and
+      the iterates stall).
+    - LLE weights by :func:`ufsel.graph.lle_weights`, the local Gram matrix
+      regularised by ``1e-3 trace(C)`` when K > d (the reference ``LLE.m`` rule) and
+      by a ``1e-12 trace(C)`` jitter otherwise.
+    - ``residual``: the LLE reconstruction error of sample i is row i of
+      ``(I - W) X`` (``"reconstruction"``); ``RNE_obj.m`` forms ``(I - W^T) X``
+      (``"transposed"``, the default, chosen on k-means evidence over eleven data
+      sets). Because each sample's weights sum to one, ``(I - W) 1 = 0``: under
+      ``"reconstruction"`` constant and near-constant features (image background)
+      are nearly free and get picked. ``(I - W^T) 1`` is not 0, so
+      ``"transposed"`` depends on each feature's offset, and on clusters that
+      differ by their means it can miss the informative features; centre or scale
+      the features when their offsets are arbitrary. See the fidelity guide,
+      `RNE: which residual <../../guide/fidelity.html#rne-which-residual>`__.
+    - m is the number of selected features, as in the reference, so
+      :meth:`fit_rankings` fits once per count.
+    - ADMM is no descent method; ``objective_`` records the objective at each outer
+      iteration. By default (``tol=None``) all ``max_iter`` iterations run, as in the
+      reference code. With a number ``tol`` the fit stops once the relative objective
+      change and the relative primal residual ``||M - A H|| / ||A H||`` both fall
+      below it; with ``residual="transposed"`` that can stop the fit after very few
+      iterations, with H still near its random start.
+    - The objective favours features of small magnitude; ufsel does not rescale X.
+
+    Cost: LLE weights O(n k^2 d), ``A^T A`` once (O(n d^2)), then per inner step
+    ``4 d^2 m + 3 d m^2`` flops (``2 d^2 m + 4 n d m + 3 d m^2`` when n < d / 2),
+    ``max_iter * n_inner`` steps; two d x d matrices (one when n < d / 2), no dense
+    n x n matrix. With m of the order of d the two d x d products dominate, so the
+    default count (half the features) on a thousand features takes minutes;
+    ``n_inner`` scales the cost linearly.
 
     References
     ----------

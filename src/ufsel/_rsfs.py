@@ -154,85 +154,20 @@ def rsfs_init_indicator(affinity, n_clusters, *, offset=0.2, n_init=10, random_s
 
 
 class RSFS(BaseSelector):
-    """Robust Spectral learning for unsupervised Feature Selection.
+    """Robust Spectral learning for unsupervised Feature Selection (RSFS).
 
-    L. Shi, L. Du, Y.-D. Shen. "Robust Spectral Learning for Unsupervised
-    Feature Selection", ICDM 2014. Minimises objective (8)
+    Learns a non-negative, nearly orthogonal cluster indicator F on a local kernel
+    regression graph, regresses it on X with an l2,1-penalised coefficient matrix W
+    and absorbs outlying samples in a sparse noise term Z (Shi, Du and Shen, ICDM
+    2014 [1]_). Features are ranked by the row norms of W.
 
-    ``Tr(F^T M F) + alpha ||(F - Z) - X^T W||_F^2 + beta ||W||_{2,1} + gamma ||Z||_1``
-    s.t. ``F >= 0, F^T F = I``,
-
-    by alternating (Algorithm 1):
-
-    1. W-step, Eq. (11): ``W = (X X^T + (beta/alpha) D)^{-1} X (F - Z)`` with
-       ``D_ii = 1 / (2 sqrt(||w_i||^2 + sigma))`` (footnote 1, updated after
-       each F-step, D = I initially). When d > n the d x d solve is replaced
-       by an n x n one (push-through identity, :func:`ufsel.linalg.ridge_solve`);
-       when d <= n ``X X^T`` is computed once.
-    2. Z-step, Eq. (13): ``Z = soft_threshold(F - X^T W, gamma / (2 alpha))``,
-       the exact minimiser of Eq. (12) (the Huber link of Eq. (14)).
-    3. F-step, Eq. (18): the multiplicative rule with the positive/negative
-       parts of M and ``A = X^T W + Z`` for Eq. (15), the orthogonality
-       constraint replaced by the penalty ``(nu/2) ||F^T F - I||_F^2``.
-
-    Features are ranked by ``||w_i||_2`` (Algorithm 1, step 11).
-
-    The graph M (Eqs. 3 and 5): ``M = B - S - S^T``, B the degree matrix of
-    ``S + S^T``, S the row-stochastic local kernel regression weights on the
-    k-NN graph (:func:`ufsel.graph.local_kernel_regression_weights`); sparse.
-
-    Interpretations (the paper is silent or the text is garbled):
-
-    - Kernel of Eq. (3): the heat kernel ``exp(-||x_i - x_j||^2 / (2 t^2))``,
-      t = mean pairwise distance (Cai's default, used by the released code).
-    - ``graph="heat"`` reproduces the released driver instead
-      (the authors' code, see docs/guide/fidelity.md): the OR-symmetrised heat-kernel k-NN graph,
-      rows normalised to sum 1, then ``M = B - S - S^T`` with the same code.
-    - Initialisation of F (not given): the ``n_clusters``-dimensional spectral
-      embedding of ``S + S^T`` (of the graph in use), k-means on it
-      (``n_init=10``, seeded from ``random_state``), the 0/1 indicator plus
-      0.2 (NDFS's offset, so that no entry starts at 0 where the
-      multiplicative rule would keep it), columns scaled to unit norm
-      (:func:`rsfs_init_indicator`). Z = 0, D = I, as in the released code.
-      k-means runs on a canonical, rounded basis of the embedding
-      (:func:`ufsel.graph.canonical_embedding`): on a graph with more connected
-      components than ``n_clusters`` the embedding's eigenspace is repeated
-      and its basis, hence k-means' tie-breaking between partitions of equal
-      inertia, depended on round-off (a permutation of the features, or the
-      BLAS kernel, changed the selected features). With more components than
-      ``n_clusters + 1``, lambda = 0 has more non-trivial solutions than
-      ``n_clusters`` dimensions, and which of them an eigensolver returns is
-      not determined by the graph: the embedding is then the whole eigenspace
-      (one dimension per component beyond the first), so F0 depends on the
-      graph only. Before, it followed round-off: on COIL20 (5-NN graph, 9
-      components, ``n_clusters=5``) a 1e-12 relative perturbation of X changed
-      47 of the top 50 features; now the scores agree to 1e-11.
-    - Update order per iteration: W (with the current D), Z, F, then D, as in
-      Algorithm 1. No column normalisation of F (the released code adds one).
-    - F-step: ``f_update="paper"`` is Eq. (18) as printed. When the penalty
-      dominates (nu >> 1, the paper's "nu large"), this rule maps a scaled
-      ``F^T F = s I`` to ``1/s``: the scale of F oscillates with period 2
-      and the objective does not settle (seen for nu >= 100 on synthetic
-      data). Hence the default ``nu=10``, for which the rule decreases the
-      objective in our tests while keeping ``F^T F`` near I.
-      ``f_update="sqrt"`` is the released code's rule (the square root of
-      the same ratio, the authors' code, see docs/guide/fidelity.md), which is stable for any nu
-      (the released code uses nu = 1e8).
-    - X is used as given (no centring, no bias term), as in Eq. (6).
-    - ``objective_`` records, after each iteration, Eq. (8) with the penalty
-      ``(nu/2) ||F^T F - I||_F^2`` and the smoothed l2,1 norm
-      ``sum_i sqrt(||w_i||^2 + sigma)`` (:func:`rsfs_objective`). The paper
-      proves no monotone decrease (the F-step is a heuristic fixed-point
-      rule); the W- and Z-steps do not increase it. Iterations stop when the
-      relative change of the objective falls below ``tol``.
-
-    Cost per iteration: one d x d (or n x n when d > n) Cholesky solve, a
-    few n x d x c products and O(nnz(M) c); the graph is built once.
-    Requires dense X (sparse input is densified if it fits).
+    Requires dense X (sparse input is densified if it fits in memory).
 
     Parameters
     ----------
     n_features_to_select : int, float or None, default=None
+        Number of features to select (int), fraction of the features (float in
+        (0, 1]), or None for half of them.
     n_clusters : int, default=5
         c, the number of columns of F (the number of clusters).
     alpha : float, default=1.0
@@ -243,7 +178,7 @@ class RSFS(BaseSelector):
         Weight of ``||Z||_1`` (the Huber threshold is ``gamma / (2 alpha)``).
     nu : float, default=10.0
         Orthogonality penalty of Eq. (15) ("set to be large"; with
-        ``f_update="paper"`` keep it moderate, see the interpretations above).
+        ``f_update="paper"`` keep it moderate, see Notes).
     n_neighbors : int, default=5
         k, the neighbourhood size (5 in the paper).
     graph : {"local_kernel", "heat"}, default="local_kernel"
@@ -253,30 +188,104 @@ class RSFS(BaseSelector):
         The F-step: Eq. (18) as printed, or the released code's square-root
         rule.
     max_iter : int, default=100
+        Maximum number of iterations.
     tol : float, default=1e-3
         Relative objective change at which iterations stop (the released
         code stops at a relative decrease below 1e-3).
     random_state : int, RandomState or None, default=None
         Seeds the initialisation (eigensolver, k-means) and the bandwidth
         sample.
+    verbose : int, default=0
+        With a value above 0, print one line per iteration (objective, relative
+        change, elapsed time).
 
     Attributes
     ----------
     scores_ : ndarray of shape (n_features,)
         ``||w_i||_2``.
     ranking_ : ndarray of shape (n_features,)
+        Rank of each feature, 1 for the best.
     W_ : ndarray of shape (n_features, n_clusters)
     F_ : ndarray of shape (n_samples, n_clusters)
         The non-negative relaxed cluster indicator.
     Z_ : ndarray of shape (n_samples, n_clusters)
         The sparse noise on F.
-    objective_ : ndarray of shape (n_iter_,)
+    objective_ : ndarray of shape (`n_iter_`,)
+        Objective value after each iteration (see Notes).
     n_iter_ : int
-    n_features_to_select_, n_features_in_, feature_names_in_
+        Number of iterations run.
+    n_features_to_select_ : int
+        The number of features selected.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of the features seen during ``fit``, when X has feature names
+        that are all strings.
 
     See Also
     --------
     LGDFS, MCFS
+
+    Notes
+    -----
+    **Objective** (Eq. 8 of [1]_ with X of shape (n, d), the paper's X^T, and the
+    orthogonality constraint of Eq. 15 replaced by a penalty)::
+
+        min  Tr(F^T M F) + alpha ||(F - Z) - X W||_F^2 + beta ||W||_{2,1}
+             + gamma ||Z||_1 + (nu / 2) ||F^T F - I||_F^2     s.t. F >= 0
+
+    ``M = B - S - S^T`` (Eqs. 3 and 5), S the row-stochastic local kernel regression
+    weights on the k-NN graph (:func:`ufsel.graph.local_kernel_regression_weights`),
+    B the degree matrix of ``S + S^T``; M is sparse.
+
+    **Updates** (Algorithm 1), in this order per iteration:
+
+    1. W-step, Eq. (11): ``W = (X^T X + (beta / alpha) D)^{-1} X^T (F - Z)`` with
+       ``D_ii = 1 / (2 sqrt(||w_i||^2 + sigma))`` (footnote 1; D = I initially). When
+       d > n the d x d solve is replaced by an n x n one through the push-through
+       identity (:func:`ufsel.linalg.ridge_solve`).
+    2. Z-step, Eq. (13): ``Z = soft_threshold(F - X W, gamma / (2 alpha))``, the exact
+       minimiser of Eq. (12) (the Huber link of Eq. 14).
+    3. F-step, Eq. (18) (:func:`rsfs_f_step`), with ``A = X W + Z`` and ``M^+``,
+       ``M^-``, ``A^+``, ``A^-`` the entrywise positive and negative parts::
+
+           F <- F * (M^- F + nu F + alpha A^+) / (M^+ F + alpha F + nu F F^T F + alpha A^-)
+
+    4. D from the new W.
+
+    Features are ranked by ``||w_i||_2`` (Algorithm 1, step 11). ``objective_`` is the
+    objective above with the smoothed norm ``sum_i sqrt(||w_i||^2 + sigma)``
+    (:func:`rsfs_objective`); the paper proves no monotone decrease (the F-step is a
+    fixed-point heuristic), the W- and Z-steps do not increase it. Iterations stop
+    when its relative change falls below ``tol``.
+
+    **Interpretations** where the paper is silent or garbled:
+
+    - The kernel of Eq. (3) is the heat kernel ``exp(-||x_i - x_j||^2 / (2 t^2))``
+      with t the mean pairwise distance (Cai's default, used by the released code).
+      ``graph="heat"`` reproduces the released driver instead: the OR-symmetrised
+      heat-kernel k-NN graph with rows normalised to sum 1.
+    - F is initialised (not given in the paper) from the ``n_clusters``-dimensional
+      spectral embedding of ``S + S^T``: k-means on it (``n_init=10``), the 0/1
+      indicator plus 0.2 (so that no entry starts at 0, where the multiplicative rule
+      would keep it), columns scaled to unit norm (:func:`rsfs_init_indicator`);
+      Z = 0 and D = I, as in the released code. k-means runs on a canonical basis of
+      the embedding (:func:`ufsel.graph.canonical_embedding`), and on a graph with
+      more connected components than ``n_clusters + 1`` the embedding is the whole
+      null space of the Laplacian, so the start depends on the graph only, not on
+      round-off or the column order.
+    - F's columns are not normalised after each step (the released code adds one).
+    - ``f_update="paper"`` is Eq. (18) as printed. When the penalty dominates (large
+      nu) it maps a scaled ``F^T F = s I`` to ``1 / s``, so the scale of F oscillates
+      and the objective does not settle; hence the moderate default ``nu=10``.
+      ``f_update="sqrt"`` is the released code's rule (the square root of the same
+      ratio), stable for any nu (the released code uses nu = 1e8).
+    - X is used as given (no centring, no bias term), as in Eq. (6).
+
+    Each iteration costs one d x d (n x n when d > n) Cholesky solve, a few
+    n x d x c products and O(nnz(M) c); the graph is built once. The defaults and
+    the options named after the released code are summarised in the fidelity guide,
+    `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__.
 
     References
     ----------

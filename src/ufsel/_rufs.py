@@ -153,132 +153,26 @@ class _RufsTerms:
 
 
 class RUFS(BaseSelector):
-    """Robust Unsupervised Feature Selection.
+    """Robust Unsupervised Feature Selection (RUFS).
 
-    M. Qian, C. Zhai. "Robust Unsupervised Feature Selection", IJCAI 2013.
+    Factorises the data into non-negative, nearly orthogonal cluster labels G with a
+    robust (l2,1) loss, regularises G by a local-learning matrix, and regresses G on
+    the features with a robust l2,1 loss and an l2,1 penalty on W (Qian and Zhai,
+    IJCAI 2013 [1]_). Features are ranked by the squared row norms of W.
 
-    Robust (l2,1-loss) orthogonal non-negative factorisation for the cluster
-    labels, local-learning regularisation, and robust l2,1 regression with an
-    l2,1 penalty on W::
-
-        min_{G, F, W}  ||X - G F||_{2,1} + nu Tr(G^T L G)
-                       + alpha ||X W - G||_{2,1} + beta ||W||_{2,1}
-        s.t. G >= 0, G^T G = I  (F >= 0 in the reference code),
-
-    L the local-learning regularisation matrix (kernel ridge regression on
-    each k-NN neighbourhood, :func:`ufsel.graph.local_krr_laplacian`).
-    Features are ranked by ``||w^i||^2``.
-
-    Sources. Equation and section numbers unverified: the paper text was not
-    available to the review of this docstring (the numbers once quoted here,
-    Eq. 7 and Section 3.2, were written from memory and have been removed).
-    The objective is the one stated in the first author's code ``RUFS.m``
-    (Mingjie Qian; AutoUFSTool ``RUFS/RUFS.m``, FSASL ``fs_unsup_rufs.m``):
-    ``min ||X - G F||_{2,1} + nu tr(G' L G) + alpha ||X W - G||_{2,1} +
-    beta ||W||_{2,1}  s.t. F >= 0, G >= 0, G'G = I_c``, minimised there by
-    projected L-BFGS (G, F) and L-BFGS (W) with ``G'G = I`` as the penalty
-    ``zeta/4 ||G'G - I||^2``; L from FSASL's ``localLearnMx_KRR.m``
-    (see "Local-learning matrix" below for how ufsel's default differs).
-
-    Local-learning matrix (documented deviation, reference form available).
-    ``L = (I - A)^T (I - A)`` with row i of A the kernel ridge regression
-    predicting sample i from its neighbours N_i,
-    ``A[i, N_i] = K(i, N_i) (K(N_i, N_i) + local_reg I)^{-1}``
-    (Wu & Schoelkopf's local learning, which the paper cites). The two forms
-    differ only in K and N_i:
-
-    - ``local_kernel="heat"`` (default): N_i = the k nearest neighbours of i,
-      K the heat kernel ``exp(-||x_a - x_b||^2 / (2 t^2))`` (t = Cai's mean
-      distance) on every pair of ``{i} + N_i``: a positive definite Gram
-      matrix with unit diagonal, so each local regression is a well-posed
-      kernel ridge regression and ``|A_ij| <= sqrt(k) / local_reg``.
-    - ``local_kernel="affinity"``: FSASL's ``localLearnMx_KRR.m`` as
-      written. It takes for K the *sparse k-NN affinity* of ``constructW``
-      (OR-symmetrised heat-kernel graph, zero diagonal) and N_i = the
-      non-zeros of row i of that graph. ``K(N_i, N_i)`` is then a sub-matrix
-      of a graph, not a kernel Gram matrix: zero diagonal (a sample has zero
-      similarity to itself), zero between neighbours that are not each
-      other's neighbours, indefinite. ``K(N_i, N_i) + 0.1 I`` can be nearly
-      singular: on COIL20 (k = 5) the entries of A reach 580 and those of L
-      3.4e5 (ORL 685, JAFFE 323), against at most 1.7 on all three with
-      ``"heat"``, so the same ``nu`` weighs the graph term very differently. ufsel's
-      default keeps the method the paper describes (kernel ridge regression
-      with a kernel); pass ``local_kernel="affinity"`` to reproduce the
-      reference code.
-
-    Solver (documented deviation). The reference code
-    (``RUFS.m`` / FSASL ``fs_unsup_rufs.m``) minimises over G and F by
-    projected L-BFGS and over W by L-BFGS, with ``G^T G = I`` as the penalty
-    ``zeta/4 ||G^T G - I||^2`` (zeta = 1e7). ufsel keeps that relaxed
-    objective but uses a majorise-minimise scheme whose every step provably
-    does not increase it: each l2,1 norm is majorised at the current point by
-    a weighted squared norm (weights ``1 / (2 sqrt(||r_i||^2 + eps))``), then
-
-    - W: the exact minimiser, ``W = (X^T A X + (beta/alpha) B)^{-1} X^T A G``
-      (A, B the row weights of ``XW - G`` and W; push-through when d > n);
-    - G: one multiplicative step ``G * (N / P)^p`` from the split gradient of
-      the majoriser (``L = L^+ - L^-`` entrywise, ``(XF^T)^±``, ``(XW)^±``,
-      ``zeta G`` vs ``zeta G G^T G``), with the largest p in (1, 1/2, 1/4, 1/8)
-      that does not increase the objective;
-    - F: the same for ``F * (B^+ / (B^- + Q F))^p``, ``B = G^T E X``,
-      ``Q = G^T E G`` (Ding et al.'s semi-NMF rule, monotone for p = 1/2).
-
-    Hidden terms of the reference code, not in the objective its own header
-    states: it adds
-    ``gamma sum_j ||F_{:,j}||`` with ``gamma = 1e-4`` and ``mu sum(G)`` with
-    ``mu = 0.1`` to the objective it minimises (its comment only lists the
-    stated terms). They are available as ``f_reg`` and ``g_l1`` (default 0,
-    the stated objective).
-
-    Cost per iteration: one n x n (d > n, push-through) or d x d weighted
-    ridge solve for W, O(n c^2) per trial step of G once ``X F^T`` is
-    cached, and O(n d c) for each product with X. The objective's terms are
-    cached per block, so a trial step recomputes only the terms it changes.
-
-    Other interpretations (from the reference code; whether the paper fixes
-    them is unverified):
-
-    - Initialisation: G = scaled indicator of k-means on X (10 restarts from
-      random samples, seeded, as ``litekmeans``' ``'sample'`` start) plus 0.2
-      times its mean non-zero entry (the reference starts from
-      the raw one-hot labels of ``litekmeans``); ``F = max(0, (G^T G)^{-1}
-      G^T X) + 0.2 mean(positive entries)``; ``W = (X^T X + (beta/alpha)
-      I)^{-1} X^T G`` (all as ``RUFS.m``).
-    - L: local kernel ridge regression, k = 5, ridge 0.1, heat kernel with
-      Cai's mean-distance bandwidth (FSASL's settings; kernel as above).
-    - Defaults nu = alpha = beta = 1 (FSASL grids 10^-5..10^5), zeta = 1e7,
-      max_iter = 20 (FSASL's MaxIter), stop on a relative objective change
-      below ``tol``. The reference stops when the projected-gradient norm
-      falls below ``epsilon`` (1e-2 in FSASL) times the initial one. At the
-      one-hot start, the ``zeta = 1e7`` penalty on ``G^T G - I`` makes that
-      initial gradient huge (3.4e9 on ORL), so FSASL's run stops after one
-      outer iteration, with the objective still falling. ufsel runs until
-      the relative change falls below ``tol`` or for its 20 iterations (on ORL
-      with 40 clusters it still changes by 3 % in the 20th). Even so, ufsel's
-      20 iterations take 0.33-0.98 of the reference's time on JAFFE, ORL and
-      COIL20 (both local matrices; ORL is the 0.93 and 0.98, and was 1.00 in
-      an earlier run: no slower, with little margin), and stopped after as
-      many outer iterations as the reference, 0.15-0.30
-      (``benchmarks/results/reference_comparison.md``).
-      Of a fit on ORL, the k-means start runs on the 400 x 400 Cholesky
-      factor of ``X X^T`` (:func:`ufsel.linalg.kmeans_indicator`, the same
-      labels), and the local matrix takes its bandwidth and neighbours from one
-      distance matrix.
-    - F >= 0 (reference code): the factorisation is an NMF of X, meaningful for
-      non-negative data (images, counts); with negative entries the fit is
-      still defined but ``G F`` cannot match them.
-    - Sparse X is never densified: the residual ``X - G F`` enters only
-      through its row norms, ``||x_i||^2 - 2 g_i F x_i^T + ||g_i F||^2``
-      (:func:`residual_row_norms_sq`), and every other product is ``X W``,
-      ``X F^T`` or ``X^T G``. Dense X takes the same path (forming the
-      n x d residual for every trial step cost 5 to 7 times more), so sparse
-      and dense fits agree up to round-off.
+    Sparse input is never densified. The factorisation is meant for non-negative data
+    (images, counts).
 
     Parameters
     ----------
     n_features_to_select : int, float or None, default=None
+        Number of features to select (int), fraction of the features (float in
+        (0, 1]), or None for half of them.
     n_clusters : int, default=5
+        c, the number of columns of G (the number of clusters).
     n_neighbors : int, default=5
+        Number of nearest neighbours of each sample in the k-NN graph (the sample
+        itself excluded).
     nu : float, default=1.0
         Weight of the local-learning term.
     alpha : float, default=1.0
@@ -297,24 +191,101 @@ class RUFS(BaseSelector):
     g_l1 : float, default=0.0
         Reference-code term ``g_l1 sum(G)`` (reference: 0.1).
     max_iter : int, default=20
+        Maximum number of iterations.
     tol : float, default=1e-4
+        Relative change of ``objective_`` at which the iterations stop.
     random_state : int, RandomState or None, default=None
         Seeds k-means and the bandwidth sample.
+    verbose : int, default=0
+        With a value above 0, print one line per iteration (objective, relative
+        change, elapsed time).
 
     Attributes
     ----------
     scores_ : ndarray of shape (n_features,)
+        Score of each feature, higher is better.
     ranking_ : ndarray of shape (n_features,)
+        Rank of each feature, 1 for the best.
     W_ : ndarray of shape (n_features, n_clusters)
     G_ : ndarray of shape (n_samples, n_clusters)
     F_ : ndarray of shape (n_clusters, n_features)
-    objective_ : ndarray of shape (n_iter_,)
+    objective_ : ndarray of shape (`n_iter_`,)
+        Objective value after each iteration (see Notes).
     n_iter_ : int
-    n_features_to_select_, n_features_in_, feature_names_in_
+        Number of iterations run.
+    n_features_to_select_ : int
+        The number of features selected.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of the features seen during ``fit``, when X has feature names
+        that are all strings.
 
     See Also
     --------
     NDFS
+
+    Notes
+    -----
+    **Objective**, as stated in the first author's code ``RUFS.m`` (AutoUFSTool;
+    FSASL's ``fs_unsup_rufs.m``), with ``G^T G = I`` relaxed into a penalty as there::
+
+        min_{G >= 0, F >= 0, W}  ||X - G F||_{2,1} + nu Tr(G^T L G)
+                                 + alpha ||X W - G||_{2,1} + beta ||W||_{2,1}
+                                 + (zeta / 4) ||G^T G - I||_F^2
+
+    L is the local-learning matrix ``(I - A)^T (I - A)``; row i of A is the kernel
+    ridge regression predicting sample i from its neighbours N_i,
+    ``A[i, N_i] = K(i, N_i) (K(N_i, N_i) + local_reg I)^{-1}``
+    (:func:`ufsel.graph.local_krr_laplacian`). The equation numbers of the paper are
+    not quoted because its text was not available for checking.
+
+    **Solver** (a deviation: the reference code uses projected L-BFGS). Each l2,1
+    norm is majorised at the current point by a weighted squared norm (weights
+    ``1 / (2 sqrt(||r_i||^2 + eps))``), then
+
+    - W: the exact minimiser ``W = (X^T A X + (beta / alpha) B)^{-1} X^T A G`` (A, B the
+      row weights of ``X W - G`` and of W; push-through when d > n);
+    - G: one multiplicative step ``G * (N / P)^p`` from the split gradient of the
+      majoriser, with the largest p in (1, 1/2, 1/4, 1/8) that does not increase the
+      objective;
+    - F: the same for ``F * (B^+ / (B^- + Q F))^p``, ``B = G^T E X``, ``Q = G^T E G``
+      (Ding et al.'s semi-NMF rule, monotone for p = 1/2).
+
+    No step increases the objective; iterations stop when its relative change falls
+    below ``tol``.
+
+    **Interpretations**:
+
+    - ``local_kernel="heat"`` (default): K is the heat kernel on every pair of
+      ``{i} + N_i`` (t = Cai's mean distance), a positive definite Gram matrix, so
+      each local regression is a well-posed kernel ridge regression (Wu and
+      Schoelkopf's local learning, which the paper cites).
+      ``local_kernel="affinity"`` is FSASL's ``localLearnMx_KRR.m`` as written: K is
+      the sparse k-NN affinity of ``constructW`` (zero diagonal, indefinite), with
+      which ``K + 0.1 I`` can be nearly singular and the same ``nu`` weighs the graph
+      term very differently. See the fidelity guide,
+      `RUFS: the local learning matrix <../../guide/fidelity.html#rufs-the-local-learning-matrix>`__.
+    - The reference code also adds ``gamma sum_j ||F_{:,j}||`` (gamma = 1e-4) and
+      ``mu sum(G)`` (mu = 0.1), which its own header does not state; they are
+      available as ``f_reg`` and ``g_l1`` (default 0, the stated objective).
+    - Initialisation (as ``RUFS.m``): G is the scaled indicator of k-means on X
+      (10 restarts from random samples, as ``litekmeans``) plus 0.2 times its mean
+      non-zero entry; ``F = max(0, (G^T G)^{-1} G^T X)`` plus 0.2 times its mean
+      positive entry; ``W = (X^T X + (beta / alpha) I)^{-1} X^T G``.
+    - Defaults: k = 5, ridge 0.1, nu = alpha = beta = 1, zeta = 1e7, ``max_iter=20``
+      (FSASL's settings). The reference stops when the projected gradient falls below
+      1e-2 of the initial one, which the zeta penalty makes huge at the one-hot start,
+      so it stops after one outer iteration; here the relative change decides.
+    - With negative entries in X the fit is still defined, but ``G F`` cannot match
+      them.
+    - The residual ``X - G F`` enters only through its row norms,
+      ``||x_i||^2 - 2 g_i F x_i^T + ||g_i F||^2`` (:func:`residual_row_norms_sq`), for
+      sparse and dense X alike, so they agree up to round-off.
+
+    Each iteration costs one n x n (d > n) or d x d weighted ridge solve for W,
+    O(n c^2) per trial step of G once ``X F^T`` is cached, and O(n d c) for each
+    product with X.
 
     References
     ----------

@@ -136,180 +136,21 @@ def _initial_f(L, c, random_state):
 
 
 class SOGFS(BaseSelector):
-    """Unsupervised feature selection with structured optimal graph.
+    """Unsupervised feature selection with Structured Optimal Graph (SOGFS).
 
-    F. Nie, W. Zhu, X. Li. "Unsupervised Feature Selection with Structured
-    Graph Optimization", AAAI 2016 (extended in IEEE TKDE 2019). Objective
-    (as the authors' code minimises it; not checked against the paper's
-    text)::
+    Learns an orthonormal projection W, a similarity graph S with exactly c connected
+    components on the projected samples, and its spectral embedding F together; an
+    l2,1 penalty makes W row-sparse (Nie, Zhu and Li, AAAI 2016 [1]_). Features are
+    ranked by the row norms of W; ask for at most ``n_components`` features (see
+    Notes).
 
-        min_{S, W, F}  sum_ij (||W^T x_i - W^T x_j||^2 s_ij + alpha s_ij^2)
-                       + gamma ||W||_{2,1} + 2 lambda Tr(F^T L_S F)
-        s.t.  s_i^T 1 = 1, s_i >= 0, W^T W = I, F^T F = I,
-
-    where ``L_S = D - (S + S^T)/2`` and the ``2 lambda Tr(F^T L_S F)`` term
-    relaxes ``rank(L_S) = n - c`` (the learnt graph has exactly c connected
-    components). Alternating optimisation:
-
-    - S: for each i, ``s_i`` is the Euclidean projection of
-      ``-(d^x_i + lambda d^f_i) / (2 alpha)`` onto the simplex, with
-      ``d^x_ij = ||W^T x_i - W^T x_j||^2`` and ``d^f_ij = ||f_i - f_j||^2``;
-    - W: reweighted problem ``min Tr(W^T (2 X^T L_S X + gamma Q) W)``
-      s.t. ``W^T W = I``: the m smallest eigenvectors, with
-      ``q_ii = 1 / (2 ||w^i||)``;
-    - F: the c smallest eigenvectors of ``L_S``;
-    - features ranked by ``||w^i||_2``.
-
-    Interpretations and reference-code details (the authors' code, see docs/guide/fidelity.md):
-
-    - Equation numbers unverified: the paper text was not available to the
-      review of this docstring (only its first page: studylib.net/doc/13893224
-      and the AAAI 2016 text at object.cloud.sdsc.edu ``ml-papers-txt``), so
-      the formulas are written out in full. Objective and steps are checked
-      against the authors' code (Feiping Nie's ``SOGFS.m``,
-      ``InterationW.m``, ``EProjSimplex_new.m``; AutoUFSTool ``UFSs/SOGFS/``):
-      its S-step projects ``-(d^x_i + lambda d^f_i) / (2 r)`` onto the
-      simplex, its W-step is the reweighted eigenproblem of
-      ``X L_S X^T + gamma Q``, F = the c smallest eigenvectors of ``L_S``.
-    - Features are centred and scaled to unit L2 norm first (reference code).
-    - Initial graph: CAN adaptive neighbours (k = 5) in the original space;
-      ``alpha = r = mean_i (k d_{i,k+1} - sum_{j<=k} d_ij) / 2`` (CAN's rule)
-      and ``lambda`` starts at ``r``, as in the reference code.
-    - Sparse S-step: each row is optimised over the candidate set made of its
-      k nearest neighbours in the projected space ``W^T x`` and its current
-      support (the reference code restricts rows to the k nearest
-      neighbours, re-sorted in the projected space after iteration 5). Since
-      the current support is always a candidate, the S-step never increases
-      the objective; S has O(n k) non-zeros and no n x n matrix is formed.
-      "Nearest" is by squared distances computed from differences, ties to
-      the smaller index (:func:`ufsel.graph.nearest_by_exact_distance`), not
-      by the search's expanded distances: once W has settled on c features
-      that rarely light up, the projection maps hundreds of samples to
-      almost one point (COIL20 with c = 5: every pair within 1e-14 in
-      squared distance by the third iteration, differences of 1e-22), where
-      the expanded distances are rounding and the chosen neighbours changed
-      with the BLAS build, the thread count and even between two processes
-      (up to d176c49: 15 fresh processes, 15 different objectives on COIL20
-      with c = 20). The initial CAN graph uses the same distances.
-    - F when the c-th eigenvalue of ``L_S`` is tied. The eigenvalue 0 has one
-      eigenvector per connected component, and
-      :func:`ufsel.graph.laplacian_smallest` returns them in closed form (the
-      normalised component indicators). When the initial graph has q > c
-      components (COIL20's 5-NN CAN graph: 9), any c of them are a round-off
-      choice (the reference code takes MATLAB's); the first F is then the
-      average of ``F F^T`` over the null space, ``(c / q) U U^T``, through
-      the factor ``sqrt(c / q) U`` (F enters only through ``F F^T``). Later
-      F-steps with q > c are discarded by the lambda rule below (F restored).
-    - One reweighting step per outer iteration for W (the reference code runs
-      the inner loop to convergence each time); each step decreases the
-      W-part of the objective, so the alternation stays monotone. The factor
-      2 in ``2 X^T L_S X`` comes from ``sum_ij ||W^T x_i - W^T x_j||^2 s_ij
-      = 2 Tr(W^T X^T L_S X W)``; the reference code drops it, so its
-      ``gamma = 100`` is this class's ``gamma = 200`` (the default).
-    - ``lambda`` adaptation (``adapt_lambda=True``, the reference code's
-      heuristic): after each F-step, if the c smallest Laplacian
-      eigenvalues sum to more than 1e-9, lambda doubles; if the c + 1
-      smallest sum to less than 1e-11, lambda halves and F is restored; when
-      the graph has exactly c components the iterations stop. Changing
-      lambda changes the objective, so ``objective_`` is monotone only with
-      ``adapt_lambda=False`` (then the stop is the relative tolerance).
-    - The l2,1 norm is smoothed, ``sqrt(||w^i||^2 + eps)``, eps = machine
-      epsilon, as in the reweighting.
-    - A tied W-step (a deviation from the reference code, as in UDFS). When
-      d > n, ``X^T L_S X`` has a null space of dimension at least d - n + 1
-      (X is centred), so the first W-step's m smallest eigenvalues of
-      ``2 X^T L_S X + gamma I`` are tied with many others, and which m
-      eigenvectors LAPACK returns is round-off; the reference code takes
-      them, and so did ufsel up to 03c96a0 (a 1e-12 relative perturbation of
-      X then changed all of the top features on JAFFE, ORL and UMIST). Now a
-      step whose m-th eigenvalue is tied with the (m+1)-th uses the average
-      of ``W W^T`` over the tied eigenspace, ``Pi``
-      (:func:`ufsel.linalg.ky_fan_smallest`), through a factor
-      ``Pi = W~ W~^T`` that stands in for W wherever SOGFS uses it (the
-      projected distances of the S-step, the trace, the reweighting and the
-      scores, all functions of ``W W^T``). Steps without a tie are
-      unchanged (COIL20: the same scores to 1e-15). When d > n the first
-      W-step is solved on X's row space (basis B from
-      :func:`ufsel.linalg.centered_row_space`, r <= n - 1): the r x r matrix
-      ``2 (X B)^T L_S (X B)`` by :func:`ufsel.linalg.ky_fan_smallest_low_rank`,
-      instead of a d x d decomposition. The complement of span(B) carries
-      weight ``(m - lo) / (number tied)`` of Pi but adds nothing to the
-      projected distances (``X (I - B B^T) = 0``), so the S-step's ``X W``
-      uses only Pi's part in span(B); that part is the null space of
-      ``X^T L_S X`` inside the row space (one direction per extra component
-      of the CAN graph), or nothing, and the projected distances then tie
-      within each component. After a tied W-step the S-step's candidates are
-      therefore the k nearest in its own cost ``d^x + lambda d^f`` (the
-      points ``[W^T x_i, sqrt(lambda) f_i]``), which resolves those ties by
-      F; the previous version took them from round-off (the complement's
-      vectors times X, about 1e-16) and from the sample order. The later
-      W-steps for d > n (when d >= 2 r and gamma > 0) are solved by ARPACK
-      through the Woodbury identity
-      (:func:`ufsel.linalg.ky_fan_smallest_diag_low_rank`: ``gamma Q`` plus
-      ``B K B^T``, ``K = 2 (X B)^T L_S (X B)``), with their residuals checked
-      and the dense solve as the fallback; the same objectives as the dense
-      solves to 1e-12 (lymphoma, 96 x 4026: 37 s to 0.3 s per fit,
-      ``benchmarks/bench_wide_eigensteps.py``). No d x d matrix is formed
-      then unless a step falls back to the dense solve, which refuses one
-      above ``ufsel.linalg._stats.MAX_GRAM_BYTES`` with a clear error: d is
-      limited by X itself (200 x 50,000 in under a minute,
-      ``bench_wide_eigensteps.py --planted 200 50000``).
-
-    Known behaviour with the defaults (measured; the method's, not a bug).
-    On COIL20 (1440 x 1024, c = m = 20) SOGFS is far below random subsets
-    (ACC/NMI 28.6/36.2 at 50 features, random 55.5/69.0). Two properties of
-    the objective explain it, and the reference code shows the same:
-
-    - With ``W^T W = I``, ``Tr(W^T X^T L_S X W)`` is smallest for directions
-      where ``X w`` is nearly constant, not for directions that vary smoothly
-      over the graph. After the unit-norm scaling, the nearly constant
-      background pixels are nearly collinear, so X has a near-null space
-      (448 of its 1024 singular values are below 0.1). The 20 smallest
-      eigenvectors of ``X^T L X`` (initial CAN graph) have
-      ``||X w||^2`` between 2e-6 and 9e-3 (1 on average over unit
-      directions) and smoothness ratios ``w^T X^T L X w / ||X w||^2`` of
-      0.005-0.05, against 0.0004 for the smoothest direction of the
-      generalised problem. The W-step therefore picks pixels that almost
-      never light up: the 20 features SOGFS ranks first have variance ranks
-      633-1023 of 1024, 16 of them among the 25 lowest. The learnt graph,
-      built in that projected space, then keeps them "smooth".
-    - With gamma large next to the eigenvalues of ``2 X^T L X``, the l2,1
-      term makes the minimiser a coordinate selection (``||W||_{2,1} >= m``
-      for orthonormal W, with equality exactly when W has m unit rows): W
-      ends with m rows of norm 1 and the rest at about 1e-10 (scores
-      1e-20). Positions m+1, m+2, ... of the ranking are therefore set by
-      first-order couplings, not by the objective; ask for at most m
-      features (or set ``n_components`` to at least the number wanted).
-
-    A dense re-implementation of the reference loop (the inner W loop to
-    convergence with Q reset every outer iteration, neighbours re-sorted in
-    the projected space only after iteration 5, gamma = 100 without the
-    factor 2) gives the same picture on COIL20 (20 k-means runs, ACC/NMI at
-    50 and 100 features): m = 20: 31.6/37.3 and 40.1/47.4; m = 4 (the
-    reference default): 41.3/49.2 and 50.3/62.0; m = 20, gamma = 1:
-    30.6/36.4 and 29.2/36.7. The checks that would reveal an implementation
-    bug all pass: the W-step takes the m *smallest* eigenvectors (it
-    minimises), features are ranked by *decreasing* ``||w^i||``, the
-    S-step is the exact simplex projection (tested against random feasible
-    points) and the objective decreases with fixed lambda (tested). On
-    Isolet the same near-null-space effect holds (the smallest eigenvectors
-    have ``||X w||^2`` of 2e-4 to 1e-2 and smoothness ratios 0.34-0.58,
-    against 0.009 for the smoothest generalised direction).
-
-    Cost per iteration: a k-NN search in m dimensions, ``X^T L_S X``
-    (O(nnz(L) d + n d^2)), the m smallest eigenpairs of a d x d matrix
-    (dense LAPACK; shift-invert Lanczos was tried and is hopeless here: the
-    reweighted matrix's spectrum is clustered near ``gamma min(q)``, and it
-    took 70,000 ARPACK steps on COIL20) and c + 1 eigenpairs of the sparse
-    n x n Laplacian (shift-invert ARPACK with a sparse LU; dense up to 200
-    samples). Memory O(n k + d^2).
-
-    Sparse X is densified (X is centred and scaled to unit-norm features first;
-    :func:`ufsel.base.densify` refuses above ``MAX_DENSE_BYTES``).
+    Sparse input is densified.
 
     Parameters
     ----------
     n_features_to_select : int, float or None, default=None
+        Number of features to select (int), fraction of the features (float in
+        (0, 1]), or None for half of them.
     n_clusters : int, default=5
         c, the number of connected components of the learnt graph.
     n_components : int or None, default=None
@@ -320,6 +161,8 @@ class SOGFS(BaseSelector):
     n_neighbors : int, default=5
         k, for the initial CAN graph and the candidate neighbourhoods.
     adapt_lambda : bool, default=True
+        Adapt lambda after each F-step, the reference code's heuristic (see Notes);
+        with False lambda stays fixed and ``objective_`` is monotone.
     max_iter : int, default=50
         The reference code's NITER.
     tol : float, default=1e-6
@@ -327,6 +170,9 @@ class SOGFS(BaseSelector):
         ``adapt_lambda=False``).
     random_state : int, RandomState or None, default=None
         Seeds the sparse eigensolver's start vector (large n).
+    verbose : int, default=0
+        With a value above 0, print one line per iteration (objective, relative
+        change, elapsed time).
 
     Attributes
     ----------
@@ -340,8 +186,89 @@ class SOGFS(BaseSelector):
     S_ : sparse matrix of shape (n_samples, n_samples), the learnt graph
     lambda_ : float, final lambda
     objective_ : list of float
+        Objective value after each iteration (see Notes).
     n_iter_ : int
+        Number of iterations run.
     ranking_, n_features_to_select_, n_features_in_
+
+    See Also
+    --------
+    UFSA
+        Adaptive graph on the projected samples, with soft labels.
+    UDFS
+        Local discriminative analysis with an l2,1 penalty.
+
+    Notes
+    -----
+    **Objective** (as the authors' code ``SOGFS.m`` minimises it; the paper's text was
+    not available for checking, so the formulas are written out in full)::
+
+        min_{S, W, F}  sum_ij (||W^T x_i - W^T x_j||^2 s_ij + alpha s_ij^2)
+                       + gamma ||W||_{2,1} + 2 lambda Tr(F^T L_S F)
+        s.t. s_i^T 1 = 1, s_i >= 0, W^T W = I, F^T F = I
+
+    ``L_S = D - (S + S^T) / 2``; the last term relaxes ``rank(L_S) = n - c``.
+
+    **Alternating steps**:
+
+    - S: ``s_i`` is the projection of ``-(d^x_i + lambda d^f_i) / (2 alpha)`` onto the
+      simplex, ``d^x_ij = ||W^T x_i - W^T x_j||^2``, ``d^f_ij = ||f_i - f_j||^2``;
+    - W: the m smallest eigenvectors of ``2 X^T L_S X + gamma Q``,
+      ``q_ii = 1 / (2 sqrt(||w^i||^2 + eps))``;
+    - F: the c smallest eigenvectors of ``L_S``.
+
+    **Interpretations and reference-code details** (Feiping Nie's ``SOGFS.m``,
+    ``InterationW.m``, ``EProjSimplex_new.m``):
+
+    - Features are centred and scaled to unit L2 norm first, as in the reference.
+    - Initial graph: CAN adaptive neighbours (k = ``n_neighbors``) on X; ``alpha`` and
+      the initial ``lambda`` are CAN's ``r = mean_i (k d_{i,k+1} - sum_{j<=k} d_ij) / 2``.
+    - Sparse S-step: row i is optimised over its k nearest neighbours in the
+      projected space and its current support, so the step never increases the
+      objective and S has O(n k) non-zeros. Distances are computed from differences,
+      with ties to the smaller index (:func:`ufsel.graph.nearest_by_exact_distance`):
+      once W selects features that rarely vary, many samples project to almost one
+      point, where expanded distances would be rounding.
+    - When the initial graph has more than c components, the first F is the average
+      of ``F F^T`` over the null space of ``L_S`` (``(c / q) U U^T`` for q components),
+      not a round-off choice of c of them.
+    - One reweighting step per outer iteration for W (the reference runs the inner
+      loop to convergence); each decreases the W-part of the objective. The factor 2
+      in ``2 X^T L_S X`` comes from the double sum; the reference drops it, so its
+      ``gamma = 100`` is ``gamma=200`` here (the default).
+    - ``adapt_lambda=True`` (the reference's heuristic): after each F-step lambda
+      doubles if the c smallest Laplacian eigenvalues sum to more than 1e-9, and
+      halves (with F restored) if the c + 1 smallest sum to less than 1e-11; the
+      fit stops when the graph has exactly c components. ``objective_`` is monotone
+      only with ``adapt_lambda=False``, where the relative tolerance stops it.
+    - A tied W-step (a deviation from the reference, as in :class:`UDFS`): when the
+      m-th eigenvalue is tied with the (m+1)-th, as always in the first step when
+      d > n, ``W W^T`` is replaced by its average over the tied eigenspace
+      (:func:`ufsel.linalg.ky_fan_smallest`), through a factor used wherever W is.
+      The next S-step then takes its candidates by its own cost
+      ``d^x + lambda d^f``, which resolves the remaining ties by F.
+    - When d > n the first W-step is solved on X's row space
+      (:func:`ufsel.linalg.centered_row_space`,
+      :func:`ufsel.linalg.ky_fan_smallest_low_rank`), and later ones (d >= 2 r,
+      gamma > 0) by ARPACK through the Woodbury identity
+      (:func:`ufsel.linalg.ky_fan_smallest_diag_low_rank`) with a checked dense
+      fallback, so no d x d matrix is formed unless a step falls back.
+
+    **Known behaviour.** Under ``W^T W = I``, ``Tr(W^T X^T L_S X W)`` is smallest along
+    directions where ``X w`` is nearly constant, so on images with nearly constant
+    background pixels the W-step prefers pixels that rarely light up, and SOGFS can
+    select worse than random subsets; the reference code behaves the same. With
+    gamma large against the eigenvalues of ``2 X^T L_S X`` the l2,1 term makes W a
+    coordinate selection: m rows of norm 1 and the rest near 0, so ranks beyond m
+    follow first-order couplings, not the objective.
+
+    Each iteration costs a k-NN search in m dimensions, ``X^T L_S X``
+    (O(nnz(L) d + n d^2)), the m smallest eigenpairs of a d x d matrix (dense LAPACK)
+    and c + 1 eigenpairs of the sparse Laplacian (shift-invert ARPACK; dense up to
+    200 samples); memory O(n k + d^2).
+
+    See the fidelity guide,
+    `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__.
 
     References
     ----------

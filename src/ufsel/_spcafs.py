@@ -196,71 +196,13 @@ def spcafs_path(X, n_components, gamma, *, p=1.0, eps=1e-10, max_iter=100, tol=1
 
 
 class SPCAFS(BaseSelector):
-    """Sparse PCA with l2,p-norm regularisation for unsupervised feature selection.
+    """Sparse PCA with l2,p-norm regularisation for unsupervised feature selection (SPCAFS).
 
-    Z. Li, F. Nie, J. Bian, X. Li, "Sparse PCA via l2,p-Norm Regularization
-    for Unsupervised Feature Selection" (arXiv 2020; IEEE TPAMI 2023).
-    The method solves problem (23)::
+    Finds m orthonormal principal directions W whose rows are made sparse by an
+    l2,p penalty (0 < p <= 1), solved by reweighted eigendecompositions (Li, Nie,
+    Bian and Li, TPAMI 2023 [1]_). Features are ranked by the row norms of W.
 
-        min_{W^T W = I}  -Tr(W^T S_t W) + gamma sum_i (||w^i||^2 + eps)^{p/2}
-
-    with ``S_t = X^T H X`` the total scatter (Eq. 17-18, no 1/n) and
-    ``0 < p <= 1``, by Algorithm 1: starting from ``G = I``, alternate
-
-    - W = the m eigenvectors of ``-S_t + gamma G`` with the smallest
-      eigenvalues (Eq. 27), and
-    - ``g_ii = (p/2) (||w^i||^2 + eps)^{(p-2)/2}`` (Eq. 26),
-
-    which never increases the objective (Theorem 2, checked by the tests for
-    p = 1 and p = 0.5). Features are ranked by ``||w^i||_2`` (Algorithm 1,
-    step 6).
-
-    Interpretations and choices:
-
-    - General ``0 < p <= 1`` as in the paper (the released MATLAB code
-      hard-codes p = 1; the authors' code, see docs/guide/fidelity.md).
-    - ``objective_`` holds objective (23) evaluated after each W-update (with
-      the G of that W), one value per iteration. The loop stops when the
-      relative change falls below ``tol`` (the reference code uses an
-      absolute 1e-6 and at most 50 iterations).
-    - ``eps`` defaults to 1e-10 rather than the reference code's 2.2e-16: the
-      largest reweighting entry is then ``(p/2) eps^{(p-2)/2}`` (5e4 for
-      p = 1), which keeps the iterative eigensolver of the operator path well
-      conditioned; the objective changes by at most ``gamma d eps^{p/2}``
-      (smaller for larger rows) and the ranking is unaffected in practice.
-    - The default ``n_components`` is ``min(5, max(d - 1, 1))``: the paper sets
-      m = c - 1 from the number of classes c, which an unsupervised selector
-      does not know; pass ``n_components = c - 1`` to follow the paper.
-    - X is used as given (the paper assumes normalised data; do it in a
-      pipeline).
-    - W is determined up to a rotation of its columns (and the sign of each);
-      the row norms, hence the scores, do not depend on that choice.
-
-    Cost: ``solver="dense"`` forms ``S_t`` once (O(n d^2) time, d^2 memory;
-    sparse X stays sparse) and takes the m largest eigenpairs of a d x d
-    matrix per iteration with LAPACK's MRRR driver restricted to those m
-    (``eigh(subset_by_index)``, O(d^3) for the tridiagonal reduction, no
-    other eigenvectors computed; the reference code's full ``eig`` computes
-    all d). When n < d the first iteration (G = I, so W = the leading
-    principal axes) solves the n x n Gram eigenproblem instead
-    (push-through). The later steps cannot: ``S_t - gamma G`` with a
-    non-scalar diagonal G has no n x n reduction, so they stay d x d. The
-    iteration count is what matters: the reference stops on an absolute
-    change of 1e-6 (never reached at the objective's scale on raw pixels, so
-    it runs its 50), ufsel on a relative one (ORL, m = 39, gamma = 1e6:
-    46 iterations). ``solver="operator"`` applies
-    ``S_t - gamma G`` as ``v -> X_c^T (X_c v) - gamma g * v`` (centring
-    implicit, sparse-safe) and finds the m extreme eigenpairs with LOBPCG
-    warm-started from the previous W, O(nnz(X) m) per product and O(d m)
-    memory besides X. ``"auto"`` picks the operator when d > 2000 (below
-    that, LAPACK on the d x d matrix is faster than LOBPCG with the m = c - 1
-    wide blocks of the paper's settings). If LOBPCG stalls (residual above
-    1e-6 ||S_t||), the iteration falls back to ARPACK.
-
-    Scale: sparse X is never densified (the operator path needs only
-    products with X). A dask array (``ufsel[dask]``) is accepted with the
-    dense solver: ``S_t`` comes from one blockwise pass over the data
-    (:func:`ufsel.linalg.scatter_matrix`), so X may be larger than memory.
+    Sparse input stays sparse; a dask array is accepted with ``solver="dense"``.
 
     Parameters
     ----------
@@ -277,30 +219,94 @@ class SPCAFS(BaseSelector):
     eps : float, default=1e-10
         Smoothing constant of Eq. (22).
     max_iter : int, default=100
+        Maximum number of iterations.
     tol : float, default=1e-6
         Relative change of the objective at which iterations stop.
     solver : {"auto", "dense", "operator"}, default="auto"
+        ``"dense"`` forms ``S_t`` and decomposes a d x d matrix per iteration;
+        ``"operator"`` applies ``S_t - gamma G`` through products with X (LOBPCG);
+        ``"auto"`` picks ``"operator"`` when d > 2000 (see Notes).
     random_state : int, RandomState or None, default=None
         Seeds the iterative eigensolver (operator path only).
+    verbose : int, default=0
+        With a value above 0, print one line per iteration (objective, relative
+        change, elapsed time).
 
     Attributes
     ----------
     scores_ : ndarray of shape (n_features,)
         ``||w^i||_2``.
     ranking_ : ndarray of shape (n_features,)
+        Rank of each feature, 1 for the best.
     components_ : ndarray of shape (n_features, n_components)
         The projection W (orthonormal columns).
-    objective_ : ndarray of shape (n_iter_,)
+    objective_ : ndarray of shape (`n_iter_`,)
         Objective (23) after each iteration (non-increasing).
     n_iter_ : int
+        Number of iterations run.
     n_components_ : int
     solver_ : str
         The solver used.
-    n_features_to_select_, n_features_in_, feature_names_in_
+    n_features_to_select_ : int
+        The number of features selected.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of the features seen during ``fit``, when X has feature names
+        that are all strings.
 
     See Also
     --------
-    MaxVariance : the p -> 0 / gamma -> 0 limit ranks by PCA loadings instead.
+    MaxVariance : Ranks by variance alone, without the l2,p sparsity.
+
+    Notes
+    -----
+    **Objective** (problem 23 of [1]_)::
+
+        min_{W^T W = I}  -Tr(W^T S_t W) + gamma sum_i (||w^i||^2 + eps)^(p/2)
+
+    with ``S_t = X^T H X`` the total scatter (Eqs. 17-18, no 1/n).
+
+    **Algorithm 1**: starting from ``G = I``, alternate
+
+    - W = the m eigenvectors of ``-S_t + gamma G`` with the smallest eigenvalues
+      (Eq. 27), and
+    - ``g_ii = (p/2) (||w^i||^2 + eps)^((p-2)/2)`` (Eq. 26),
+
+    which never increases the objective (Theorem 2). Features are ranked by
+    ``||w^i||_2`` (Algorithm 1, step 6).
+
+    **Interpretations and choices**:
+
+    - General ``0 < p <= 1`` as in the paper; the released MATLAB code hard-codes
+      p = 1 (pass ``p=1`` for it).
+    - ``objective_`` holds objective (23) after each W-update (with the G of that W).
+      The loop stops when its relative change falls below ``tol`` (the released code
+      uses an absolute 1e-6, which the objective's scale on raw pixels never reaches,
+      and at most 50 iterations).
+    - ``eps`` defaults to 1e-10 rather than the released code's 2.2e-16, so the largest
+      reweighting entry, ``(p/2) eps^((p-2)/2)``, keeps the operator path's iterative
+      eigensolver well conditioned; the objective changes by at most
+      ``gamma d eps^(p/2)``.
+    - The default ``n_components`` is ``min(5, max(d - 1, 1))``: the paper sets
+      m = c - 1 from the number of classes c, which an unsupervised selector does not
+      know; pass ``n_components=c - 1`` to follow the paper.
+    - X is used as given (the paper assumes normalised data; normalise in a pipeline).
+    - W is determined up to a rotation (and signs) of its columns; the row norms, hence
+      the scores, are not.
+
+    **Cost.** ``solver="dense"`` forms ``S_t`` once (O(n d^2) time, d^2 memory) and
+    takes the m extreme eigenpairs of a d x d matrix per iteration with LAPACK's
+    MRRR driver restricted to those m. When n < d the first iteration (G = I, W the
+    leading principal axes) solves the n x n Gram eigenproblem instead; the later
+    steps, with a non-scalar G, stay d x d. ``solver="operator"`` applies
+    ``S_t - gamma G`` as ``v -> X_c^T (X_c v) - gamma g * v`` (centring implicit,
+    sparse-safe) and finds the m eigenpairs by LOBPCG warm-started from the previous
+    W, O(nnz(X) m) per product; if LOBPCG stalls (residual above 1e-6 ||S_t||) it
+    falls back to ARPACK. ``"auto"`` picks the operator when d > 2000. With a dask
+    array ``S_t`` comes from one blockwise pass (:func:`ufsel.linalg.scatter_matrix`),
+    so X may be larger than memory. See the fidelity guide,
+    `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__.
 
     References
     ----------

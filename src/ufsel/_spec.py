@@ -198,70 +198,23 @@ def spec_scores(X, S, *, scoring="phi2", power=1.0, n_clusters=5, random_state=N
 
 
 class SPEC(BaseSelector):
-    """Spectral feature selection.
+    """Spectral feature selection (SPEC).
 
-    Z. Zhao, H. Liu. "Spectral Feature Selection for Supervised and
-    Unsupervised Learning", ICML 2007.
+    A feature is good when it varies slowly on the similarity graph of the samples,
+    that is when its normalised vector concentrates on the eigenvectors of the small
+    eigenvalues of the normalised Laplacian (Zhao and Liu, ICML 2007 [1]_). Three
+    scoring functions, phi1, phi2 and phi3, are available; ``scores_`` is higher for
+    better features in all three, the paper's values are in ``spec_values_``.
 
-    A feature is good when it varies slowly on the similarity graph, i.e. when
-    its normalised vector ``f^ = D^{1/2} f / ||D^{1/2} f||`` concentrates on the
-    eigenvectors of the small eigenvalues of ``L^ = D^{-1/2} (D - S) D^{-1/2}``
-    (Section 3). Three scoring functions (:func:`spec_scores`):
-
-    - ``"phi1"`` (Eq. 6): ``f^T gamma(L^) f^``, smaller is better;
-    - ``"phi2"`` (Eq. 8): phi1 normalised by ``1 - (f^T xi_1)^2``, which
-      removes the trivial component along ``xi_1``, smaller is better;
-    - ``"phi3"`` (Eq. 9): ``sum_{j=2..k} (gamma(2) - gamma(lambda_j)) alpha_j^2``,
-      larger is better.
-
-    ``scores_`` is always "higher is better": ``-phi`` for phi1 and phi2 and
-    ``phi3`` itself; the raw values are in ``spec_values_``. (scikit-feature's
-    ``SPEC.feature_ranking`` ranks phi1/phi2 (styles -1, 0) in descending and
-    phi3 (style k) in ascending order, the reverse of the paper for all three;
-    FSASL sorts all three descending, wrong for phi1 and phi2.)
-
-    Interpretations:
-
-    - Graph: the paper uses a fully connected RBF kernel. ufsel defaults to a
-      sparse k-NN heat-kernel graph (k = 5, Cai's mean-distance bandwidth) so
-      that large n costs O(n k); ``n_neighbors=None`` gives the paper's full
-      RBF kernel ``exp(-||x_i - x_j||^2 / (2 t^2))`` (dense n x n, refused
-      above n = 5000).
-    - Spectral function: the paper leaves ``gamma`` general (an increasing
-      function that penalises high-frequency components); ufsel uses
-      ``gamma(lambda) = lambda^power`` (FSASL's ``expLam``), default 1.
-      Integer powers never need an eigendecomposition (``f^T L^r f^`` by r
-      sparse products); others need the full one (n <= 5000).
-    - phi3's k is ``n_clusters`` and uses ``xi_2 .. xi_k`` (k - 1 vectors).
-      ``xi_2 .. xi_k`` are the k - 1 smallest eigenvectors of L^ orthogonal to
-      the exact trivial vector ``xi_1 = D^{1/2} 1 / ||D^{1/2} 1||``, which is
-      projected out of the operator before the eigensolve (exact dense LAPACK
-      up to ``ufsel.linalg.DENSE_EIGH_MAX`` samples, ARPACK above). On a
-      disconnected k-NN graph (ORL, JAFFE and COIL20 at k = 5) the eigenvalue
-      0 is repeated, one per component; dropping "the first computed
-      eigenvector", as the reference code and ufsel's earlier versions did,
-      discards an arbitrary vector of that eigenspace and makes phi3 depend
-      on the LAPACK build.
-    - Ties: when a repeated eigenvalue of L^ straddles position k (e.g. 10
-      components and k = 5: four slots for nine zero-eigenvalue directions),
-      no choice of k - 1 eigenvectors is canonical. ufsel gives each of the
-      r vectors of that eigenspace the weight s / r (s = the slots left),
-      the average over all choices, which does not depend on the basis
-      returned by the solver. Eigenvalues within 1e-8 of each other count
-      as repeated.
-    - Degenerate features (``D^{1/2} f = 0``; for phi2 also a constant
-      feature, for which ``1 - alpha_1^2 = 0``) are ranked last (the
-      reference code gives them 1000 / -1000).
-
-    Sparse X is never densified: ``f^`` stays sparse, ``f^T L^r f^`` comes
-    from r sparse products with the normalised affinity (each adds about k
-    non-zeros per stored entry, so keep r small on very sparse data), and
-    ``alpha_j`` from ``F^T xi_j``.
+    Sparse input is never densified.
 
     Parameters
     ----------
     n_features_to_select : int, float or None, default=None
+        Number of features to select (int), fraction of the features (float in
+        (0, 1]), or None for half of them.
     scoring : {"phi1", "phi2", "phi3"}, default="phi2"
+        The paper's scoring function (Eqs. 6, 8 and 9, see Notes).
     power : float, default=1.0
         r in ``gamma(lambda) = lambda^r``.
     n_clusters : int, default=5
@@ -271,6 +224,8 @@ class SPEC(BaseSelector):
     t : "mean", "median" or float, default="mean"
         Heat-kernel bandwidth.
     random_state : int, RandomState or None, default=None
+        Seeds the eigensolver's start vector and the sample on which the bandwidth
+        is estimated. Pass an int for reproducible results.
 
     Attributes
     ----------
@@ -279,11 +234,64 @@ class SPEC(BaseSelector):
     spec_values_ : ndarray of shape (n_features,)
         The raw phi values.
     ranking_ : ndarray of shape (n_features,)
-    n_features_to_select_, n_features_in_, feature_names_in_
+        Rank of each feature, 1 for the best.
+    n_features_to_select_ : int
+        The number of features selected.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of the features seen during ``fit``, when X has feature names
+        that are all strings.
 
     See Also
     --------
     LaplacianScore
+
+    Notes
+    -----
+    With ``L^ = D^{-1/2} (D - S) D^{-1/2}`` and ``f^ = D^{1/2} f / ||D^{1/2} f||``
+    (Section 3 of [1]_), :func:`spec_scores` computes
+
+    - ``"phi1"`` (Eq. 6): ``f^T gamma(L^) f^``, smaller is better;
+    - ``"phi2"`` (Eq. 8): phi1 divided by ``1 - (f^T xi_1)^2``, which removes the
+      trivial component along ``xi_1``, smaller is better;
+    - ``"phi3"`` (Eq. 9): ``sum_{j=2..k} (gamma(2) - gamma(lambda_j)) alpha_j^2``,
+      larger is better.
+
+    ``scores_`` is ``-phi`` for phi1 and phi2 and ``phi3`` itself. (scikit-feature
+    ranks all three in the reverse of the paper's order; FSASL sorts all three
+    descending, wrong for phi1 and phi2.)
+
+    **Interpretations**:
+
+    - The paper uses a fully connected RBF kernel. The default is a sparse k-NN
+      heat-kernel graph (k = 5, Cai's mean-distance bandwidth), O(n k) in memory;
+      ``n_neighbors=None`` gives the paper's full kernel
+      ``exp(-||x_i - x_j||^2 / (2 t^2))`` (dense n x n, refused above 5000 samples).
+    - The paper leaves gamma general (an increasing function penalising high
+      frequencies); here ``gamma(lambda) = lambda^power`` (FSASL's ``expLam``). Integer
+      powers need no eigendecomposition (``f^T L^r f^`` by r sparse products); other
+      powers need the full one (n <= 5000).
+    - phi3's k is ``n_clusters``, using ``xi_2 .. xi_k``: the k - 1 smallest
+      eigenvectors of L^ orthogonal to the exact trivial vector
+      ``xi_1 = D^{1/2} 1 / ||D^{1/2} 1||``, which is projected out of the operator
+      before the eigensolve. On a disconnected graph the eigenvalue 0 is repeated,
+      and dropping "the first computed eigenvector", as the reference code does,
+      would discard an arbitrary vector of that eigenspace.
+    - When a repeated eigenvalue of L^ straddles position k, no choice of k - 1
+      eigenvectors is canonical: each of the r vectors of that eigenspace gets the
+      weight s / r (s the slots left), the average over all choices, which does not
+      depend on the basis the solver returns. Eigenvalues within 1e-8 of each other
+      count as repeated.
+    - Degenerate features (``D^{1/2} f = 0``; for phi2 also a constant feature, where
+      ``1 - alpha_1^2 = 0``) are ranked last (the reference code gives them 1000 or
+      -1000).
+
+    Sparse X stays sparse: ``f^T L^r f^`` comes from r sparse products with the
+    normalised affinity (each adds about k non-zeros per stored entry, so keep r
+    small on very sparse data) and ``alpha_j`` from ``F^T xi_j``. See the fidelity
+    guide, `What each default follows
+    <../../guide/fidelity.html#what-each-default-follows>`__.
 
     References
     ----------

@@ -70,152 +70,21 @@ def udfs_objective(W, M, gamma, eps=_EPS):
 
 
 class UDFS(BaseSelector):
-    """Unsupervised Discriminative Feature Selection.
+    """Unsupervised Discriminative Feature Selection (UDFS).
 
-    Y. Yang, H. T. Shen, Z. Ma, Z. Huang, X. Zhou. "l2,1-Norm Regularized
-    Discriminative Feature Selection for Unsupervised Learning", IJCAI 2011.
+    Finds an orthonormal projection W that maximises the local discriminative score
+    of every sample's k-NN neighbourhood, with an l2,1 penalty that makes W
+    row-sparse (Yang, Shen, Ma, Huang and Zhou, IJCAI 2011 [1]_). Features are ranked
+    by the squared row norms of W.
 
-    For each sample, its k nearest neighbours form a local set ``X_i`` whose
-    local discriminative score ``Tr[(S_t^(i) + lambda I)^{-1} S_b^(i)]`` is
-    written with the scaled cluster indicator ``G_(i) = S_(i)^T G``. Summing
-    over i and substituting ``G = X^T W`` gives::
-
-        min_{W^T W = I}  Tr(W^T M W) + gamma ||W||_{2,1},
-        M = X^T L X,  L = sum_i S_(i) H (X~_i^T X~_i + lambda I)^{-1} H S_(i)^T
-
-    (X here is n x d, samples in rows). The solver alternates W = the c
-    eigenvectors of the c smallest eigenvalues of ``M + gamma D`` and
-    ``D_ii = 1 / (2 ||w^i||)``; features are ranked by
-    ``||w^i||^2``. Each step minimises a majoriser of the objective, which
-    therefore decreases monotonically (``objective_``).
-
-    A tied c-th eigenvalue (a deviation from the authors' iteration). When the
-    c-th smallest eigenvalue of ``M + gamma D`` equals the (c+1)-th, the c
-    eigenvectors are not determined: any c-dimensional choice within the tied
-    eigenspace minimises the step, and which one LAPACK returns is round-off.
-    This always happens in the first step when d > n: ``M`` then has a null
-    space of dimension at least d - n + 1 (every w with ``X_c w = 0``, X_c the
-    centred X, since ``L 1 = 0``), and ``M + gamma I`` has the eigenvalue gamma
-    on all of it. The authors' code takes LAPACK's vectors; on JAFFE (d = 1024,
-    n = 213) a 1e-12 relative perturbation of X then changed 25 of UDFS's top
-    50 features, and the iterations carried the choice to the end. ufsel
-    replaces ``W W^T`` in such a step by its average over the tied eigenspace,
-    ``Pi = U_below U_below^T + ((c - lo) / m) U_E U_E^T`` (lo eigenvalues
-    below the tie, m tied), the one minimiser on the Fantope that no rotation
-    of the tied eigenspace changes (:func:`ufsel.linalg.ky_fan_smallest`): ``D`` and the
-    scores come from ``diag(Pi)``, and the objective is evaluated at Pi,
-    ``Tr(M Pi) + gamma sum_j sqrt(Pi_jj + eps)``. By Ky Fan's theorem the next
-    W minimises ``Tr(W^T P W)`` over the Fantope too, so the majoriser argument
-    and the monotone decrease hold unchanged from Pi. Ties are eigenvalues
-    within ``1e-10 ||P||_F`` (exact ties come out about 1e-14 ||P||_F apart on
-    the shared data; the smallest real gap seen, COIL20's, is 3.5e-8).
-    Without a tie every step is the authors' step, and the results equal the
-    reference's (COIL20: objective trace to 20.0032). The first step for d > n
-    is computed on the row space of the centred X (an n x n Gram matrix and an
-    r x r eigenproblem instead of the d x d one), whatever ``eigen_solver``
-    says; later ties are detected where the step is solved densely (d <= 4096
-    by default), not by the iterative solvers. Effect on the selections: on
-    JAFFE, ORL and UMIST with c = classes, the top 50 are now the same under a
-    1e-12 perturbation and a column permutation; their k-means NMI (5 seeds) is
-    0.51, 0.65 and 0.47, against 0.65, 0.68 and 0.55 for the round-off choice
-    of the previous version and 0.83, 0.72 and 0.65 for random subsets of 50
-    (``benchmarks/bench_wide_eigensteps.py``).
-    The average puts weight on the features least present in X's row space,
-    which is what the objective rewards; LAPACK's arbitrary vectors spread it
-    more evenly, closer to a random subset.
-
-    Sources. Equation numbers unverified: the paper text was not available
-    to the review of this docstring (only the first page of
-    https://studylib.net/doc/13902554 could be read; numbers once quoted here
-    were written from memory and have been removed). The objective, ``M`` and
-    the solver are implemented from the authors' code: Yi Yang's
-    ``LocalDisAna.m`` (the L above, with the centred local Gram) and
-    ``LquadR21_reg.m`` / ``fs_unsup_udfs.m`` (comment: ``min_{X'X=I}
-    Tr(X'AX) + r ||X||_21``; W = the c smallest eigenvectors of ``A + r D``,
-    ``d = 0.5 / sqrt(||w^i||^2 + eps)``), as distributed in AutoUFSTool
-    (farhadabedinzadeh/AutoUFSTool, ``UFSs/UDFS/``) and csliangdu/FSASL,
-    and agree with scikit-feature's statement of the objective.
-
-    Interpretations and deviations from the reference code
-    (``LocalDisAna.m`` / ``LquadR21_reg.m``, the authors' code, see docs/guide/fidelity.md):
-
-    - ``lambda`` (``reg`` here) and ``gamma`` are two separate parameters, as in
-      the paper. scikit-feature's port reuses ``gamma`` as ``lambda`` and
-      mis-indexes ``S_(i)`` (it writes the neighbours of sample q into column
-      q); ufsel's ``S_(i)`` selects exactly the i-th neighbourhood
-      (:func:`udfs_local_scatter`, tested against a per-sample loop).
-    - The neighbourhood is the sample plus its k nearest other samples
-      (``k + 1`` points), as ``LocalDisAna.m`` (``para.k + 1``).
-    - ``B_i = (X~_i^T X~_i + lambda I)^{-1}`` is used for every neighbourhood;
-      ``LocalDisAna.m`` switches to a Woodbury form with a differently scaled
-      lambda when d <= k, which ufsel does not copy.
-    - ``lambda`` defaults to the reference code's 1000; ``gamma`` defaults to
-      1 (the paper tunes both over a grid).
-    - ``M`` is symmetrised as ``(M + M^T) / 2`` (it is symmetric up to
-      round-off); the reference takes the entrywise ``max(M, M^T)``.
-    - D starts at the identity (``d = 1``), the l2,1 norm is smoothed as
-      ``sqrt(||w^i||^2 + eps)`` (eps = machine epsilon) in both the reweighting
-      and ``objective_``; iteration stops on a relative objective change below
-      ``tol`` (the reference runs a fixed 20 iterations).
-    - Eigensolver (``eigen_solver``, honoured in every iteration,
-      :func:`ufsel.linalg.smallest_eigvecs`): the default ``"auto"`` is an
-      exact dense LAPACK solve of the d x d matrix ``M + gamma D`` in every
-      iteration up to d = 4096 (``ufsel.linalg._eigen.DENSE_SMALLEST_MAX``)
-      when d <= n (for d > n see "Later steps when d > n" below),
-      and above it LOBPCG warm-started from the previous W whose residuals
-      are checked (relative 1e-8), with an exact fallback and a
-      ``ConvergenceWarning`` if even that fails. Earlier versions ran a
-      40-step warm LOBPCG after the first iteration whatever
-      ``eigen_solver`` said: on COIL20, whose smallest eigenvalues are
-      clustered (2.1e-6, 2.2e-6, 3.4e-6), it did not converge and UDFS
-      stopped at objective 20.0066 instead of the reference's 20.0032
-      (22 of its 50 features); the exact solve reproduces the reference's
-      objective trace. The exact minimiser of each majoriser makes the
-      objective decrease monotonically; the iterative solver never returns a
-      block with a larger ``Tr(W^T P W)`` than the previous W.
-
-    Later steps when d > n (``eigen_solver="auto"``, gamma > 0, and d at least
-    twice the rank r of the centred X, below which the dense solve is faster):
-    ``M + gamma D``
-    is a positive diagonal plus the rank-r matrix ``Q K Q^T`` (Q the row-space
-    basis above, ``K = Q^T M Q``), so its c + 1 smallest eigenpairs are found
-    by ARPACK on its inverse, applied by the Woodbury identity in O(d r) per
-    product (:func:`ufsel.linalg.ky_fan_smallest_diag_low_rank`), instead of
-    a dense d x d decomposition per iteration. ARPACK runs to machine
-    precision; the residuals are checked, and a failed check or a tie falls
-    back to the dense solve. ``benchmarks/bench_wide_eigensteps.py`` (one
-    thread, ``n_clusters`` = classes) compares it with
-    ``eigen_solver="dense"``: the same iteration counts and top 50, objective
-    traces equal to 4e-11 (relative) and scores to 8e-9 of the largest on
-    JAFFE, ORL, UMIST, lymphoma and warpPIE10P; against 03c96a0 (the same
-    script under its ``src``) lymphoma (96 x 4026) takes 1.1 s instead of
-    40 s, warpPIE10P 0.9 s instead of 10 s, JAFFE 0.4 s instead of 1.9 s.
-    ``M`` itself is formed only when a dense step needs it (d <= n, another
-    ``eigen_solver``, d < 2 r, or a fallback): the first step and the Woodbury
-    steps use ``K = (X Q)^T L (X Q)`` and the objective ``Tr(W^T M W)`` comes
-    from the n x c product ``X W``, so wide data (gene expression, text) is not
-    held back by the d x d size limit (``ufsel.linalg._stats.MAX_GRAM_BYTES``).
-
-    Scale: the objective is not scale invariant. A feature of (near) zero
-    variance has ``M_jj ~ 0`` and is the cheapest row of W, so UDFS prefers
-    near-constant features; on images with constant background pixels
-    (COIL20) it selects background unless the features are standardised
-    first (e.g. ``make_pipeline(StandardScaler(), UDFS(...))``). This is the
-    method as published; ufsel does not rescale X.
-
-    Cost: a sparse k-NN graph, n batched ``(k+1) x (k+1)`` inversions, a
-    sparse L with ``n (k+1)^2`` entries, the dense d x d matrix ``M`` (refused
-    above the Gram-size limit) and one partial eigensolve of it per iteration
-    (c + 1 eigenpairs; the whole spectrum in a tied step). When d > n the
-    first step forms the n x n centred Gram matrix and a d x r basis of the
-    row space (both smaller than M) and solves an r x r eigenproblem. No
-    n x n x n array is formed, and sparse X is never densified (the
-    neighbourhood Gram matrices come from sparse row products,
-    :func:`ufsel.linalg.local_gram`, the row-space basis from ``X^T U``).
+    Sparse input is never densified. The objective is not scale invariant: standardise
+    the features first when they have different units or constant parts.
 
     Parameters
     ----------
     n_features_to_select : int, float or None, default=None
+        Number of features to select (int), fraction of the features (float in
+        (0, 1]), or None for half of them.
     n_clusters : int, default=5
         c, the number of columns of W (the number of clusters).
     n_neighbors : int, default=5
@@ -225,6 +94,7 @@ class UDFS(BaseSelector):
     reg : float, default=1000.0
         lambda, the regulariser of the local total scatter.
     max_iter : int, default=50
+        Maximum number of iterations.
     tol : float, default=1e-4
         Relative objective change at which iteration stops.
     eigen_solver : {"auto", "dense", "arpack", "lobpcg"}, default="auto"
@@ -236,6 +106,9 @@ class UDFS(BaseSelector):
     random_state : int, RandomState or None, default=None
         Seeds the iterative eigensolver's start vector (d > 4096, or an
         iterative ``eigen_solver``).
+    verbose : int, default=0
+        With a value above 0, print one line per iteration (objective, relative
+        change, elapsed time).
 
     Attributes
     ----------
@@ -243,18 +116,87 @@ class UDFS(BaseSelector):
         ``||w^i||^2``; the diagonal of the averaged ``Pi`` when the last step
         was tied.
     ranking_ : ndarray of shape (n_features,)
+        Rank of each feature, 1 for the best.
     W_ : ndarray of shape (n_features, n_clusters)
         The last step's eigenvectors; when that step was tied, one member of
         the tied family (not determined by the data, unlike ``scores_``).
     tied_ : bool
         Whether the last step's c-th eigenvalue was tied.
-    objective_ : ndarray of shape (n_iter_,)
+    objective_ : ndarray of shape (`n_iter_`,)
+        Objective value after each iteration (see Notes).
     n_iter_ : int
-    n_features_to_select_, n_features_in_, feature_names_in_
+        Number of iterations run.
+    n_features_to_select_ : int
+        The number of features selected.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of the features seen during ``fit``, when X has feature names
+        that are all strings.
 
     See Also
     --------
     NDFS, MCFS
+
+    Notes
+    -----
+    **Objective** (X of shape (n, d), samples in rows)::
+
+        min_{W^T W = I}  Tr(W^T M W) + gamma ||W||_{2,1},
+        M = X^T L X,  L = sum_i S_(i) H (X~_i^T X~_i + lambda I)^{-1} H S_(i)^T
+
+    where ``S_(i)`` selects the neighbourhood of sample i and ``X~_i`` its centred
+    data: each neighbourhood's discriminative score ``Tr[(S_t^(i) + lambda I)^{-1}
+    S_b^(i)]`` with the cluster indicator ``G = X W``. The solver alternates W = the c
+    eigenvectors of the smallest eigenvalues of ``M + gamma D`` and
+    ``D_ii = 1 / (2 sqrt(||w^i||^2 + eps))``; each step minimises a majoriser, so
+    ``objective_`` decreases monotonically. The objective, M and the solver follow
+    Yi Yang's code (``LocalDisAna.m``, ``LquadR21_reg.m``, ``fs_unsup_udfs.m``, in
+    AutoUFSTool and FSASL); the equation numbers of the paper are not quoted because
+    its text was not available for checking.
+
+    **Interpretations and deviations** from the authors' code:
+
+    - ``lambda`` (``reg``) and ``gamma`` are separate parameters, as in the paper;
+      ``reg`` defaults to the code's 1000. (scikit-feature reuses gamma as lambda and
+      mis-indexes ``S_(i)``.)
+    - The neighbourhood is the sample and its k nearest other samples, as
+      ``LocalDisAna.m``; ``(X~_i^T X~_i + lambda I)^{-1}`` is used for every
+      neighbourhood (the code switches to a differently scaled Woodbury form when
+      d <= k).
+    - M is symmetrised as ``(M + M^T) / 2`` (the code takes ``max(M, M^T)``); D starts
+      at the identity; the l2,1 norm is smoothed with eps = machine epsilon in the
+      reweighting and in ``objective_``; iteration stops on a relative change below
+      ``tol`` (the code runs 20 iterations).
+    - A tied c-th eigenvalue: when the c-th smallest eigenvalue of ``M + gamma D``
+      equals the (c+1)-th, the c eigenvectors are not determined. This always happens
+      in the first step when d > n (M then has a null space of dimension at least
+      d - n + 1). In such a step ``W W^T`` is replaced by its average over the tied
+      eigenspace, ``Pi = U_below U_below^T + ((c - lo) / m) U_E U_E^T`` (lo eigenvalues
+      below the tie, m tied; :func:`ufsel.linalg.ky_fan_smallest`), the one minimiser
+      on the Fantope that no rotation of the tied eigenspace changes; D, the scores
+      and the objective come from Pi, and the monotone decrease still holds (Ky Fan's
+      theorem). Eigenvalues within ``1e-10 ||P||_F`` count as tied. Without a tie
+      every step is the authors' step. The average favours features barely present in
+      X's row space, which the objective rewards; the fidelity guide's
+      `Round-off section <../../guide/fidelity.html#round-off-results-that-follow-the-data-not-the-arithmetic>`__
+      discusses the effect.
+    - The eigensolver (``eigen_solver``, :func:`ufsel.linalg.smallest_eigvecs`) is
+      exact dense LAPACK up to d = 4096 when d <= n, and above that LOBPCG
+      warm-started from the previous W, with checked residuals and an exact fallback.
+
+    **Wide data** (d > n): the first step is solved on the row space of the centred
+    X (an n x n Gram matrix and an r x r eigenproblem). Later steps, when d is at
+    least twice the rank r, find the c + 1 smallest eigenpairs of
+    ``M + gamma D = gamma D + Q K Q^T`` by ARPACK on its inverse, applied through the
+    Woodbury identity in O(d r) per product
+    (:func:`ufsel.linalg.ky_fan_smallest_diag_low_rank`), with a dense fallback; M is
+    then never formed, so wide data is not limited by the d x d size limit.
+
+    **Cost**: a sparse k-NN graph, n batched ``(k+1) x (k+1)`` inversions, a sparse L
+    with ``n (k+1)^2`` entries, the d x d matrix M when a dense step needs it, and one
+    partial eigensolve per iteration. See the fidelity guide,
+    `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__.
 
     References
     ----------

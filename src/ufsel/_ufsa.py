@@ -28,8 +28,8 @@ __all__ = ["UFSA", "ufsa_objective"]
 #: d exceeds both n and this many features.
 _OPERATOR_MIN_D = 2048
 #: ``s_step="auto"`` restricts the S-step to two-hop candidates above this many
-#: samples (an exact k-NN search in the c-dimensional projection costs about
-#: 30 s per iteration at 70,000 samples, where k-d trees prune poorly).
+#: samples (an exact k-NN search among all n points in every S-step grows like n^2
+#: where k-d trees prune poorly).
 _EXACT_S_STEP_MAX = 20_000
 #: ... hopping through each point's this many strongest neighbours.
 _HOP_DEGREE = 8
@@ -37,8 +37,7 @@ _HOP_DEGREE = 8
 #: up to this many samples (see _use_pushthrough).
 _PUSHTHROUGH_MAX_N = 4096
 #: Inner conjugate-gradient iterations per outer iteration assumed by _use_pushthrough
-#: (measured in pushed-through fits with c = the number of classes: about 41 per W-step
-#: on JAFFE, 52 on UMIST).
+#: (the order of what pushed-through fits with c = the number of classes take).
 _INNER_PER_OUTER = 50
 
 
@@ -46,7 +45,7 @@ _INNER_PER_OUTER = 50
 #: trust-region iterations (its start was far from its minimum: the first W-steps, while
 #: F moves away from its random start) runs in A's eigenbasis: one d x d decomposition,
 #: then iterations that cost O(d c^2), against O(n d c) and an n x n solve per inner step
-#: pushed through (JAFFE: the second W-step took 65 iterations, 1.7 s pushed through).
+#: pushed through.
 _EIGENBASIS_AFTER_ITERATIONS = 15
 
 
@@ -57,9 +56,8 @@ def _use_pushthrough(n, d, c):
     Only for d > n and n <= _PUSHTHROUGH_MAX_N, and when the inner iterations'
     products, about ``4 n d c + 2 n^2 c`` flops each, ``_INNER_PER_OUTER`` of them per
     W-step, cost less than the d x d eigendecomposition (``d^3``, a lower count than
-    LAPACK's, which runs at a higher rate): JAFFE (213 x 1024, c = 10) yes, 2.9 times
-    faster; UMIST (575 x 644, c = 20) and ORL (400 x 1024, c = 40) no, where the
-    push-through fits took 3.0 and 2.5 times as long (benchmarks/bench_ufsa.py).
+    LAPACK's, which runs at a higher rate). Wide data with few clusters passes the
+    test; data with d close to n, or many clusters, does not.
     """
     if d <= n or n > _PUSHTHROUGH_MAX_N:
         return False
@@ -91,11 +89,9 @@ def _serial_is_faster(n, d, solver):
     ``_SERIAL_MAX_WORK``.
 
     The other steps are small products and searches on n x c blocks, where a second
-    thread only adds synchronisation: on 2 cores with two threads, fits took
-    JAFFE 11.1 s, UMIST 25.6 s and COIL20 55.3 s against 7.3, 14.8 and 52.7 s with one
-    (the S-step's OpenMP search alone went from 3 to 34 ms per call on JAFFE, next to
-    OpenBLAS's waiting threads). Running serially also makes these fits independent of
-    the thread count.
+    thread only adds synchronisation (the S-step's OpenMP search also slows down next
+    to OpenBLAS's waiting threads). Running serially also makes these fits independent
+    of the thread count.
     """
     work = n * d * d if solver == "dense" else n * n * d
     return work <= _SERIAL_MAX_WORK
@@ -197,14 +193,14 @@ class _WStep:
 
     def xv(self, V):
         """``X V``; with a Fortran-ordered X as ``(V^T X^T)^T``, whose output has n columns
-        (OpenBLAS: JAFFE, 213 x 1024 with c = 10, 0.14 ms against 0.20 ms)."""
+        (faster with OpenBLAS)."""
         X = self.X
         if sparse.issparse(X):
             return np.asarray(X @ V)
         return (V.T @ X.T).T if _fortran(X) else X @ V
 
     def xtu(self, U):
-        """``X^T U``; with a Fortran-ordered X as ``(U^T X)^T`` (JAFFE: 0.16 against 0.19 ms)."""
+        """``X^T U``; with a Fortran-ordered X as ``(U^T X)^T`` (faster with OpenBLAS)."""
         X = self.X
         if sparse.issparse(X):
             return np.asarray(X.T @ U)
@@ -293,255 +289,20 @@ class _WStep:
 
 
 class UFSA(BaseSelector):
-    """Unsupervised feature selection with adaptive locality preserving projection.
+    """Unsupervised Feature Selection with Adaptive locality preserving projection (UFSA).
 
-    F. Yan, X. Wang, "Unsupervised feature selection method based on adaptive
-    locality preserving projection", Journal of University of Science and
-    Technology of China 48(4):290-297, 2018 (in Chinese). The model is
-    objective (7), with the samples as rows of X (n x d)::
+    Learns an orthonormal projection W, soft labels F in [0, 1] and an adaptive
+    neighbour graph S on the projected samples together: S keeps neighbours close
+    after projection, F is regressed on the projection, and an l2,1 penalty makes W
+    row-sparse (Yan and Wang, 2018 [1]_). Features are ranked by the row norms of W.
 
-        min_{W, b, F, S}  sum_ij ( ||W^T x_i - W^T x_j||^2 s_ij + lambda_i s_ij^2 )
-                          + alpha sum_i ||W^T x_i + b - f_i||^2 + gamma ||W||_{2,1}
-        s.t.  s_i^T 1 = 1, 0 <= s_i <= 1,  0 <= F <= 1,  W^T W = I
-
-    (W is d x c, F is n x c, b in R^c), and features are ranked by
-    ``||w^k||_2`` (Algorithm 3.1, step 15).
-
-    Algorithm (block coordinate descent; every step exactly minimises, or
-    provably decreases, objective (7) for the current ``lambda_i``; with
-    ``lambda_update="fixed"`` the ``lambda_i`` never change and ``objective_`` is
-    non-increasing, with the default ``"adaptive"`` they are re-set in every S-step,
-    see the interpretations):
-
-    1. Initialise S by CAN on the data (k nearest neighbours), F uniformly
-       at random in [0, 1] (Algorithm 3.1, steps 1-2) and W as the polar
-       factor of ``X^T H F``, the maximiser of the regression term's linear
-       part. The paper draws W at random too; a random d x c draw would make
-       the result depend on the order of the features, this start does not.
-       With the dense solver the first W-step itself starts from
-       ``Q_c polar(Q_c^T B)``, ``Q_c`` the eigenvectors of A's c smallest
-       eigenvalues (the minimiser of the quadratic part, rotated towards the
-       linear part): from the start above, far from any minimum, the
-       trust-region path crossed saddle regions where rounding decided which
-       of several local minima it reached (JAFFE's top 50 changed with the
-       order of floating-point operations in the preconditioner); from this
-       start, a smooth function of A and B, the path is short (JAFFE: 455
-       W-step iterations in all instead of 553) and ends in the same minimum
-       under 1e-12 relative perturbations of X and with two BLAS threads
-       (``benchmarks/results/perturbation_audit.md``). The operator solver
-       (no eigendecomposition) keeps the start above.
-    2. W-step. With ``L_s = D_s - (S + S^T)/2`` the graph term equals
-       ``2 Tr(W^T X^T L_s X W)``; eliminating b (Eq. 9) turns the regression
-       term into ``alpha ||H X W - H F||^2`` (Eq. 11), which under
-       ``W^T W = I`` is ``alpha Tr(W^T X^T H X W) - 2 alpha Tr(W^T X^T H F)`` plus
-       a constant. The l2,1 term is majorised at the current W by
-       ``gamma Tr(W^T D_w W)`` + const with ``D_w = diag(1/(2 sqrt(||w^k||^2 + eps)))``
-       (Eq. 14). The W-step therefore minimises
-       ``Tr(W^T A W) - 2 Tr(W^T B)`` over ``W^T W = I`` with
-       ``A = 2 X^T L_s X + alpha X^T H X + gamma D_w`` and ``B = alpha X^T H F``
-       (the dense A formed as ``2 sym(X^T (D_s - S) X)``, equal to
-       ``2 X^T L_s X``: ``D_s - S`` has half the non-zeros of ``L_s``),
-       solved to a first-order tolerance by Riemannian trust regions
-       (:func:`ufsel.linalg.stiefel_quadratic` with ``method="trust_region"``;
-       Absil, Baker, Gallivan 2007): Newton steps on the manifold with the
-       exact Riemannian Hessian, truncated conjugate gradients preconditioned
-       in A's eigenbasis (or, for d > n, by ``A^{-1}`` through the Woodbury
-       identity: see Cost), and the polar retraction ``polar(W + eta)``, so
-       ``W^T W = I`` holds to rounding after every step (never by a later
-       re-orthonormalisation). A step is accepted only if it decreases the
-       quadratic, and the majoriser touches the l2,1 term at the current W, so
-       objective (7) decreases too. Warm-started from the previous W, the
-       W-step stops when the Riemannian gradient is below ``w_tol`` (default
-       1e-11) relative to ``||A W|| + ||B||``, or at its rounding floor (the
-       solver's docstring), or after ``w_max_iter`` iterations (default 1000);
-       ``w_step_converged_`` and ``w_step_iter_`` record each W-step, and a
-       ConvergenceWarning names the W-steps that hit the guard.
-    3. b-step: ``b = (F^T 1 - W^T X^T 1) / n`` (Eq. 9).
-    4. F-step: ``F = clip(X W + 1 b^T, 0, 1)`` (Eq. 16), the exact minimiser
-       over the box.
-    5. S-step: each row is the Euclidean projection of ``-q_i / (2 lambda_i)``
-       onto the simplex, ``q_ij = ||W^T x_i - W^T x_j||^2`` (Eq. 19),
-       :func:`ufsel.graph.adaptive_neighbors`. With the default
-       ``lambda_update="adaptive"``, ``lambda_i`` is chosen in each S-step by CAN's
-       rule so that s_i has exactly k non-zeros, which gives the closed form
-       ``s_ij = (q_{i,(k+1)} - q_ij) / (k q_{i,(k+1)} - sum_{l<=k} q_{i,(l)})`` on the
-       k nearest projected points (``q_{i,(l)}`` the l-th smallest).
-
-    Interpretations (the paper is unclear or inconsistent):
-
-    - The printed W-update (Eq. 15 / Algorithm 3.1 step 6) is the solution of
-      the unconstrained stationarity equation (13) and ignores
-      ``W^T W = I``; iterating it lets W and F shrink towards the trivial
-      solution (the reading notes on the paper). It is replaced by the constrained solver of step 2;
-      the 1/alpha in Eq. 15 is a typo in any case.
-    - Eq. (8) writes the graph term as ``Tr(W^T X L_s X^T W)``; expanding the
-      double sum of (7) gives twice that. The objective (7) is the authority,
-      so the factor 2 is kept.
-    - lambda: the paper sets lambda "automatically as in [15]" (CAN, which
-      chooses it so that each s_i has exactly k non-zeros) and gives no code.
-      Each point gets its own ``lambda_i`` by CAN's rule. Two readings,
-      ``lambda_update``:
-
-      - ``"adaptive"`` (default): the rule is applied in every S-step, to the
-        distances in the current projection, so every row keeps exactly k
-        neighbours (the closed form of step 5; the SOGFS code, the nearest
-        published relative, builds its graphs with the same closed form).
-        Objective (7) then changes with the ``lambda_i`` between iterations, and
-        ``objective_`` may rise where they change (on 24 data sets, 0 to 24 of
-        14-188 iterations did); the outer loop stops on its relative change as
-        before and converged within ``max_iter`` on all 24.
-      - ``"fixed"``: the rule is applied once, in the first S-step, and the
-        ``lambda_i`` are then held, so objective (7) is one function that every
-        step decreases (``objective_`` non-increasing). The supports then follow
-        from the exact simplex projection and grow as the projection contracts:
-        at convergence the mean number of neighbours per point was 239 of 400
-        samples on ORL, 139 of 240 on Imm40, 126 of 575 on UMIST, 102 of 165
-        on Yale and 2313 of 4000 on MNIST4k (k = 15), so the "local" graph
-        joins much of the data set. This was the default before; it costs more
-        per iteration (a denser S) and ran 1 to 9 times as many iterations
-        (madelon: 300, not converged).
-
-      The default follows the evidence of ``benchmarks/ufsa_lambda_update.py``
-      (``benchmarks/results/ufsa_lambda_update.md``): on 24 data sets with c
-      = the number of classes, the two readings' rankings score about the same
-      under FSEVAL's protocol (adaptive higher in ACC on 9, in NMI on 14; mean
-      differences +0.1 and +0.3 points, ranging over -3.5 to +3.1 in ACC and
-      -3.5 to +6.6 in NMI), while the
-      adaptive fits keep the graph local and take a median 0.42 of the time
-      (UMIST 4.7 s against 16.2 s, MNIST4k 47 s against 830 s; slower on one,
-      GLIOMA, 3.6 s against 3.1 s). ``objective_`` is recorded from the end of
-      the first iteration on.
-    - The l2,1 norm is smoothed, ``sqrt(||w^k||^2 + eps)``, both in the
-      reweighting and in ``objective_``.
-    - Scale. Under ``W^T W = I`` objective (7) is smallest for directions in
-      which the data barely vary: a constant feature makes the graph term and
-      (through b) the regression term zero, so the exact minimiser of (7)
-      selects constant and near-constant features (on raw USPS the border
-      pixels; k-means ACC with 50 features drops from 0.50 to 0.23 on a USPS
-      subsample). Two measures, both documented choices rather than the
-      paper's: constant features (standard deviation <= 1e-12 of the
-      largest) are left out of the optimisation and scored 0, and with
-      ``standardize=True`` (default) the other features are divided by their
-      standard deviation (a scaled copy; sparse X stays sparse; centring is
-      not needed because the objective only sees differences and ``b``).
-      ``objective_`` is the objective of the scaled problem.
-    - The W-step's solver. The quadratic is badly conditioned
-      (``lambda_max(A) / lambda_min(A)`` is about 2.5e4 on JAFFE: the data
-      part is large on the span of the samples, the l2,1 part small off it),
-      so the generalized power iteration (GPI, Nie, Zhang, Li 2017, the usual
-      solver for this problem and the one used here before) converges at the
-      rate ``1 - gap / lambda_max``: on JAFFE its W-steps stopped at 1000
-      steps each, far from their minimum (the first W-step at quadratic
-      value 425.5 where the minimum is -32.8), and the outer loop stopped on
-      slow progress at objective (7) = 140.0. Its Barzilai-Borwein variant
-      was faster per step but its accept/reject decisions made the scores
-      move by 1e-2 under 1e-12 perturbations of X. The trust-region W-step
-      is solved, not merely improved: JAFFE's W-steps take 3-20 iterations
-      after the first, and the fit ends at objective (7) = 22.56 (see
-      ``benchmarks/bench_ufsa.py``). Its outer loop then runs more
-      iterations than the stalled GPI let it (JAFFE 77 instead of 48, COIL20
-      with 5 clusters 153), so at n_clusters=5 COIL20's fit takes 3.7 times
-      as long as before, while with c = the number of classes UMIST, ORL and
-      COIL20 take 0.4-0.6 times as long, and JAFFE (push-through W-steps,
-      see Cost) 0.5 times (docs/guide/performance.md). Because every W-step reaches its
-      minimiser to ``w_tol``, the path the solver takes does not change the
-      result beyond that tolerance (dense and operator solvers, sparse and
-      dense X agree to 1e-10; tested). A known slow case: n_clusters close
-      to n_samples (40 clusters on the first 60 samples of ORL), where the
-      preconditioner misses much of the Hessian's spread and the inner
-      conjugate gradients reach their cap of 1000 steps: 6-12 s per outer
-      iteration instead of 0.15-0.8 s on the full data sets.
-    - ``max_iter=300`` (the paper iterates "until convergence" and gives no
-      number; this class used 100 before). The outer loop converges
-      linearly: ``tol=1e-4`` is reached after 22 iterations on JAFFE, 42 on
-      UMIST, 16 on ORL and 46 on COIL20 (c = the number of classes); with
-      ``lambda_update="fixed"`` after 77, 102, 54 and 65 (153 on COIL20 with
-      c = 5), so 100 is too few for that reading;
-      ``benchmarks/bench_ufsa.py`` prints the counts.
-    - Ties. The S-step's squared distances are recomputed from differences
-      (not from the expanded ``||a||^2 - 2 a.b + ||b||^2`` of the brute-force
-      search) and equal distances are ordered by index, so the neighbour
-      choice does not depend on the search's rounding or order. The W-step
-      runs with one BLAS thread (its products are d x c blocks), and a whole
-      fit does when its largest dense kernel is below 2e9 flops
-      (``n d^2`` for the dense solver, ``n^2 d`` otherwise: JAFFE, UMIST,
-      ORL and COIL20), where a second thread was measured to slow the fit
-      down (UMIST 25.6 s with two threads against 14.8 s with one) and the
-      result then does not depend on the thread count.
-
-    - ``s_step``: the exact S-step needs the nearest neighbours of every
-      projected point among all n (``"exact"``). ``"two_hop"`` (the default
-      above 20,000 samples) restricts row i to its current neighbours and
-      their neighbours (one local-join round of NN-descent, Dong et al.
-      2011; :func:`ufsel.graph.two_hop_candidates`), starting from the CAN
-      graph on X. The current support is among the candidates, so each
-      S-step (hops through each point's 8 largest weights, so at most
-      ``|support| + 64`` candidates per row) still minimises exactly over a
-      set that contains the current
-      point and objective (7) still never increases; what is given up is
-      that a point outside the two-hop neighbourhood cannot enter in one
-      iteration (it can over several). The first S-step's lambda_i then
-      come from the k + 1 nearest candidates; the later S-steps project over
-      every candidate at once (no search among them: the simplex projection
-      does not depend on the order of a row's entries).
-
-    Cost: the k-NN searches are on the c-dimensional projections (plus one
-    on X for the initial graph); S has O(n k) non-zeros and is never dense.
-    With ``s_step="two_hop"`` an S-step costs O(n k^2 c) instead of a
-    search over all n points.
-    For d <= max(n, 2048) (``solver="dense"``) the d x d matrix A is formed
-    (``X^T H X`` once, ``X^T (L_s X)`` each iteration, O(n d^2)) and
-    decomposed once per W-step, ``A = Q diag(lam) Q^T`` (O(d^3)); the
-    trust-region iterations then run on ``Q^T W``, where A is diagonal, at
-    O(d c^2 + c^4) per Hessian product and preconditioner application
-    instead of O(d^2 c) (the same iterates to rounding: the polar factor
-    commutes with the orthogonal change of basis), and the eigenvalues give
-    the preconditioner. Otherwise (``solver="operator"``)
-    A is applied to the d x c block W as
-    ``X^T (N (X W)) + gamma g * W``, ``N = 2 L_s + alpha H``, in
-    O(nnz(X) c + nnz(S) c): the push-through of the d x d matrix, which is
-    never formed; it is preconditioned as below, or, above 4096 samples, by
-    A's diagonal (O(nnz(S) d)).
-
-    Push-through W-steps (d > n, up to 4096 samples): with the operator
-    solver always, and with ``solver="pushthrough"`` after the first
-    W-step (``"auto"`` picks it when the inner iterations' products cost
-    less than the decompositions, roughly ``50 (4 n d c + 2 n^2 c) < d^3``:
-    JAFFE, n = 213, d = 1024, yes; UMIST, ORL and COIL20 at c = the number
-    of classes no), A is
-    applied through X as above and ``A^{-1}`` preconditions the inner
-    conjugate gradients, by the Woodbury identity
-    ``A^{-1} = G^{-1} - G^{-1} X^T N (I + X G^{-1} X^T N)^{-1} X G^{-1}``
-    (``G = gamma diag(g)``; an n x n LU factorisation per W-step, O(n^2 d)
-    to form). ``A^{-1}`` approximates the Hessian's shifted inverses
-    ``(A - s_j I)^{-1}`` well because the W-step's shifts ``s_j`` lie near A's
-    c smallest eigenvalues, below the rest of its spectrum (JAFFE: the c = 10
-    smallest in [0.8, 2.2], the next at 4.8, the largest 2.3e5). On JAFFE
-    this took a default fit (lambda_i then fixed) from 21 s to 7 s (one
-    decomposition instead of 77), and the operator solver's from 241 s (A's
-    diagonal as the preconditioner) to 10 s, to the same objective (7) to 1e-8;
-    with lambda_i re-set in every S-step the default fit takes about 1.6-1.7 s
-    (three decompositions, 22 outer iterations; 2.5 s before the trust region's
-    inner solves finished the last Newton step, 2.0-2.1 s before the pushed-through
-    steps took their faster forms and stopped multiplying by A inside the inner
-    iterations, docs/guide/performance.md); every W-step
-    is still solved to ``w_tol``. The decomposition stays where it is
-    cheaper, for the first W-step, whose start needs A's eigenvectors, and
-    for a W-step after one that took more than 15 trust-region iterations
-    (a start far from the minimum, as in the first W-steps while F leaves its
-    random start, where the decomposition's cheap iterations win: JAFFE's
-    second W-step took 65 iterations and 1.7 s pushed through, 58 and about
-    0.35 s in the eigenbasis).
-    With ``gamma = 0`` (A singular when d > n) the decomposition or A's
-    diagonal is used instead. The rule assumes a gap above A's c smallest
-    eigenvalues; with a small gamma (most of A's spectrum then near the
-    shifts) the inner iterations multiply: JAFFE with gamma = 1e-3, 20
-    iterations, took 46 s pushed through against 13 s with
-    ``solver="dense"``, to the same objective.
+    Sparse input stays sparse. Constant features are left out and scored 0.
 
     Parameters
     ----------
     n_features_to_select : int, float or None, default=None
+        Number of features to select (int), fraction of the features (float in
+        (0, 1]), or None for half of them.
     n_clusters : int, default=5
         c, the number of columns of W and F (the number of labels; the
         paper uses the number of classes).
@@ -553,15 +314,15 @@ class UFSA(BaseSelector):
     n_neighbors : int, default=15
         k, the neighbourhood size that sets lambda_i (the paper: 15).
     standardize : bool, default=True
-        Divide each feature by its standard deviation first (see the notes).
+        Divide each feature by its standard deviation first (see Notes).
     lambda_update : {"adaptive", "fixed"}, default="adaptive"
         Set lambda_i by CAN's rule in every S-step (exactly k neighbours per
         point) or once, in the first S-step (objective (7) then one function,
-        ``objective_`` non-increasing); see the interpretations.
+        ``objective_`` non-increasing); see Notes.
     eps : float, default=1e-10
         Smoothing of the l2,1 norm.
     max_iter : int, default=300
-        Outer iterations (see the interpretations for why 300).
+        Outer iterations (see Notes).
     tol : float, default=1e-4
         Relative decrease of objective (7) at which the iterations stop.
     w_tol : float, default=1e-11
@@ -571,7 +332,7 @@ class UFSA(BaseSelector):
         Guard on the trust-region iterations of one W-step (a
         ConvergenceWarning when reached).
     solver : {"auto", "dense", "pushthrough", "operator"}, default="auto"
-        How the W-step's d x d matrix is handled, see Cost: ``"dense"``, A
+        How the W-step's d x d matrix is handled (see Notes): ``"dense"``, A
         formed and decomposed in every W-step; ``"pushthrough"``, the first
         W-step (and any after a W-step of more than 15 trust-region
         iterations) as ``"dense"``, the others by products with X and the
@@ -580,18 +341,22 @@ class UFSA(BaseSelector):
         Woodbury inverse when d > n and n <= 4096, else by A's diagonal).
         ``"auto"``: ``"operator"`` when d > max(n, 2048), ``"pushthrough"``
         when d > n and its products cost less than the decompositions (see
-        Cost), else ``"dense"``.
+        Notes), else ``"dense"``.
     s_step : {"auto", "exact", "two_hop"}, default="auto"
-        Candidate points of the S-step (see the interpretations); ``"auto"``
+        Candidate points of the S-step (see Notes); ``"auto"``
         is ``"exact"`` up to 20,000 samples and ``"two_hop"`` above.
     random_state : int, RandomState or None, default=None
         Seeds the random initial F (W starts from it, see step 1).
+    verbose : int, default=0
+        With a value above 0, print one line per iteration (objective, relative
+        change, elapsed time).
 
     Attributes
     ----------
     scores_ : ndarray of shape (n_features,)
         ``||w^k||_2``.
     ranking_ : ndarray of shape (n_features,)
+        Rank of each feature, 1 for the best.
     components_ : ndarray of shape (n_features, n_clusters)
         W, with orthonormal columns (in the scaled feature space; zero rows
         for constant features).
@@ -607,23 +372,113 @@ class UFSA(BaseSelector):
         The divisor applied to each feature (1 without standardisation).
     constant_features_ : ndarray of bool, shape (n_features,)
         Features left out as constant (score 0).
-    objective_ : ndarray of shape (n_iter_,)
+    objective_ : ndarray of shape (`n_iter_`,)
         Objective (7) after each iteration, with that iteration's ``lambda_i``
         (non-increasing with ``lambda_update="fixed"``).
     n_iter_ : int
-    w_step_converged_ : ndarray of bool, shape (n_iter_,)
+        Number of iterations run.
+    w_step_converged_ : ndarray of bool, shape (`n_iter_`,)
         Whether each W-step met ``w_tol`` within ``w_max_iter``.
-    w_step_iter_ : ndarray of int, shape (n_iter_,)
+    w_step_iter_ : ndarray of int, shape (`n_iter_`,)
         Trust-region iterations of each W-step.
     solver_ : str
         ``"dense"``, ``"pushthrough"`` or ``"operator"``, the solver used.
     s_step_ : str
         ``"exact"`` or ``"two_hop"``, the S-step used.
-    n_features_to_select_, n_features_in_, feature_names_in_
+    n_features_to_select_ : int
+        The number of features selected.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of the features seen during ``fit``, when X has feature names
+        that are all strings.
 
     See Also
     --------
     SPCAFS, MCFS, LaplacianScore
+
+    Notes
+    -----
+    **Objective** (Eq. 7 of [1]_, samples as the rows of X, W of shape (d, c), F of
+    shape (n, c), b in R^c)::
+
+        min  sum_ij ( ||W^T x_i - W^T x_j||^2 s_ij + lambda_i s_ij^2 )
+             + alpha sum_i ||W^T x_i + b - f_i||^2 + gamma ||W||_{2,1}
+        s.t. s_i^T 1 = 1, 0 <= s_i <= 1, 0 <= F <= 1, W^T W = I
+
+    **Algorithm** (block coordinate descent; each step minimises, or decreases,
+    Eq. 7 for the current ``lambda_i``):
+
+    1. Initialise S by CAN [2]_ on X (k nearest neighbours), F uniformly at random in
+       [0, 1] (Algorithm 3.1, steps 1-2) and W as the polar factor of ``X^T H F``.
+    2. W-step: with ``L_s = D_s - (S + S^T) / 2``, b eliminated (Eq. 9) and the l2,1
+       term majorised at the current W by ``gamma Tr(W^T D_w W)``,
+       ``D_w = diag(1 / (2 sqrt(||w^k||^2 + eps)))`` (Eq. 14), minimise
+       ``Tr(W^T A W) - 2 Tr(W^T B)`` over ``W^T W = I`` with
+       ``A = 2 X^T L_s X + alpha X^T H X + gamma D_w`` and ``B = alpha X^T H F``, by
+       Riemannian trust regions [4]_ (:func:`ufsel.linalg.stiefel_quadratic`), until
+       the Riemannian gradient is below ``w_tol`` relative to ``||A W|| + ||B||`` or
+       ``w_max_iter`` iterations.
+    3. b-step: ``b = (F^T 1 - W^T X^T 1) / n`` (Eq. 9).
+    4. F-step: ``F = clip(X W + 1 b^T, 0, 1)`` (Eq. 16).
+    5. S-step: row i is the projection of ``-q_i / (2 lambda_i)`` onto the simplex,
+       ``q_ij = ||W^T x_i - W^T x_j||^2`` (Eq. 19,
+       :func:`ufsel.graph.adaptive_neighbors`).
+
+    Features are ranked by ``||w^k||_2`` (Algorithm 3.1, step 15).
+
+    **Interpretations** where the paper is unclear or inconsistent:
+
+    - The printed W-update (Eq. 15) solves the unconstrained stationarity equation
+      (13) and ignores ``W^T W = I``; iterated, it shrinks W and F towards the
+      trivial solution. It is replaced by the constrained W-step above.
+    - Expanding the double sum of Eq. (7) gives twice the graph term of Eq. (8);
+      Eq. (7) is the authority, so the factor 2 is kept.
+    - The paper sets lambda "as in [15]" (CAN: each s_i has exactly k non-zeros).
+      Each point gets its own ``lambda_i`` by CAN's rule. ``lambda_update="adaptive"``
+      (default) applies the rule in every S-step, so every row keeps exactly k
+      neighbours and ``objective_`` may rise where the ``lambda_i`` change;
+      ``"fixed"`` applies it once, in the first S-step, so Eq. (7) is one function
+      that every step decreases, but the supports of S then grow as the projection
+      contracts and the graph stops being local.
+    - The l2,1 norm is smoothed, ``sqrt(||w^k||^2 + eps)``, in the reweighting and in
+      ``objective_``.
+    - Under ``W^T W = I``, Eq. (7) is smallest along features that barely vary, so its
+      exact minimiser prefers constant and near-constant features. Constant features
+      (standard deviation at most 1e-12 of the largest) are therefore left out and
+      scored 0, and with ``standardize=True`` the others are divided by their
+      standard deviation; ``objective_`` is that of the scaled problem.
+    - W starts from the polar factor above rather than at random, so the result does
+      not depend on the order of the features. With the dense solver the first
+      W-step starts from ``Q_c polar(Q_c^T B)``, ``Q_c`` the eigenvectors of A's c
+      smallest eigenvalues, so that its path does not cross saddle regions where
+      round-off picks the local minimum.
+    - ``max_iter=300``: the paper iterates "until convergence" without a number.
+    - The S-step's distances are computed from differences and equal distances are
+      ordered by index, so the neighbours do not depend on the search's rounding. The
+      W-step, and a whole fit on a small problem, run on one BLAS thread.
+    - ``s_step="two_hop"`` restricts row i of the S-step to its current neighbours
+      and their neighbours (one local-join round of NN-descent,
+      :func:`ufsel.graph.two_hop_candidates`). The current support is among the
+      candidates, so Eq. (7) still never increases; a point outside the two-hop
+      neighbourhood enters over several iterations instead of one.
+
+    **Cost.** The k-NN searches are on the c-dimensional projections, and S has
+    O(n k) non-zeros. With ``solver="dense"`` A (d x d) is formed and decomposed once
+    per W-step, ``A = Q diag(lam) Q^T`` (O(n d^2 + d^3)), and the trust-region
+    iterations run in A's eigenbasis at O(d c^2 + c^4) per Hessian product. With
+    ``solver="operator"`` A is only applied, as ``X^T (N (X W)) + gamma g * W`` with
+    ``N = 2 L_s + alpha H``, in O(nnz(X) c + nnz(S) c). When d > n (up to 4096
+    samples) the inner conjugate gradients are preconditioned by ``A^{-1}`` through
+    the Woodbury identity ``A^{-1} = G^{-1} - G^{-1} X^T N (I + X G^{-1} X^T N)^{-1}
+    X G^{-1}``, ``G = gamma diag(g)`` (one n x n LU factorisation per W-step);
+    ``solver="pushthrough"`` uses that for every W-step except the first and any
+    after one of more than 15 trust-region iterations, which are decomposed. The
+    preconditioner assumes a gap above A's c smallest eigenvalues; a very small gamma
+    makes the inner iterations multiply. Every solver takes each W-step to
+    ``w_tol``, so dense and operator solvers, sparse and dense X give the same result
+    to that tolerance. The paper has no public code; see the fidelity guide,
+    `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__.
 
     References
     ----------
@@ -648,7 +503,7 @@ class UFSA(BaseSelector):
     (178, 4)
     """
 
-    _sparse_native = True  # never densifies sparse X (see Cost)
+    _sparse_native = True  # never densifies sparse X
 
     _parameter_constraints = {
         **BaseSelector._parameter_constraints,
@@ -743,13 +598,13 @@ class UFSA(BaseSelector):
         X, keep, scale = self._prepare(X)
         dk = X.shape[1]
         solver = _resolve_solver(self.solver, n, dk, c, gamma)
-        # the operator solver's alternative, A's diagonal as the preconditioner, needed
-        # 674 trust-region iterations and 241 s on JAFFE against 10 s
+        # the operator solver's alternative, A's diagonal as the preconditioner, needs
+        # many more trust-region iterations when d > n
         pushthrough = solver == "pushthrough" or (
             solver == "operator" and n < dk and n <= _PUSHTHROUGH_MAX_N)
         if pushthrough and not sparse.issparse(X):
-            # Fortran order for the inner iterations' products (_WStep.xv, xtu): JAFFE's
-            # fit 2.07 -> 1.8 s; at 70,000 x 784 (dense solver) C order is faster
+            # Fortran order for the inner iterations' products (_WStep.xv, xtu); only for
+            # push-through fits (on tall data, with the dense solver, C order is faster)
             X = np.asfortranarray(X)
         step = _WStep(X, alpha, dense=(solver != "operator"))
         adaptive = self.lambda_update == "adaptive"
@@ -782,8 +637,8 @@ class UFSA(BaseSelector):
             # - dense: the steps run in A's eigenbasis (one O(d^3) decomposition, then
             #   O(d c^2) per Hessian product instead of O(d^2 c)), where the eigenvalues
             #   also precondition the inner conjugate gradients. Divide and conquer: every
-            #   eigenvector is needed, and it is 1.2-1.4 times faster than the default MRRR
-            #   driver here (A is not used afterwards);
+            #   eigenvector is needed, and it is faster than the default MRRR driver
+            #   here (A is not used afterwards);
             # - operator: products with X, preconditioned as push-through up to 4096
             #   samples and by A's diagonal above.
             eig = inverse = diag = None
@@ -799,13 +654,12 @@ class UFSA(BaseSelector):
                     eig = linalg.eigh(A, driver="evd", overwrite_a=True, check_finite=False)
             if it == 0 and eig is not None:
                 # The first W-step starts in the span of A's c smallest eigenvectors,
-                # rotated towards B (see the interpretations): a smooth function of A and
+                # rotated towards B (see the class's Notes): a smooth function of A and
                 # B, close to the minimum, so the solver's path is short and does not
                 # wander through saddle regions where rounding decides the way.
                 Qc = eig[1][:, :c]
                 W = Qc @ polar_factor(Qc.T @ B)
-            # (a fit already running serially skips threadpoolctl's per-call library scan,
-            # about 7 ms a W-step)
+            # (a fit already running serially skips threadpoolctl's per-call library scan)
             with contextlib.nullcontext() if serial else threadpool_limits(limits=1,
                                                                              user_api="blas"):
                 W, w_hist, w_ok = stiefel_quadratic(A, B, W, method="trust_region",

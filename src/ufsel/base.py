@@ -244,71 +244,82 @@ def warn_not_converged(owner, max_iter, last_change, tol):
 class BaseSelector(SelectorMixin, BaseEstimator):
     """Base class of every ufsel selector.
 
-    Subclasses store their constructor arguments unchanged and implement
-    ``_fit(self, X)``, returning the feature scores (higher is better), or a
-    pair ``(scores, tiebreak)`` whose second item orders features of equal
-    score (lower first).
+    A selector scores the features of X without labels; ``fit`` turns the scores
+    into ``ranking_`` (constant features last) and a support mask of the
+    ``n_features_to_select_`` best, so ``transform``, ``get_support`` and
+    ``get_feature_names_out`` work as for scikit-learn's selectors.
 
-    Class attributes a subclass may override:
+    Parameters
+    ----------
+    n_features_to_select : int, float or None, default=None
+        Number of features to select (int), fraction of the features (float in
+        (0, 1]), or None for half of them.
 
-    ``_preserves_float32``
-        True when the method computes in float32 when given float32 data.
-    ``_min_samples``
-        Fewest samples the method accepts.
-    ``_scores_depend_on_count``
-        True when the scores change with ``n_features_to_select`` (MCFS); such
-        a selector overrides ``_fit_rankings``.
-    ``_supports_dask``
-        True when ``_fit`` accepts a ``dask.array.Array`` (it then uses only
-        the dask-aware building blocks of :mod:`ufsel.linalg` and
-        :mod:`ufsel.graph`). Dask input is validated by :meth:`_validate_dask`
-        (lazily cast, columns in one chunk, one chunk-wise finiteness pass)
-        and is never loaded whole.
-    ``_sparse_native``
-        True when ``_fit`` never forms a dense n x d copy of sparse X (only
-        sparse products, column statistics, d x d or n x k dense results).
-        False (the default) for methods whose mathematics needs dense X:
-        they call :func:`densify`, which refuses sparse input whose dense
-        copy would exceed ``MAX_DENSE_BYTES`` (4 GiB) with a ``ValueError``
-        naming the sparse-native selectors, and their docstrings say that
-        they densify. ``test_scale_sparse.py`` checks both, for every
-        registered selector.
-
-    Constant features
-    -----------------
-    A feature whose values are all equal (or whose standard deviation is at
-    most 1e-12 times the largest one; :func:`ufsel.linalg.constant_features`)
-    carries no information and can never help a clustering, but several
-    objectives (UDFS, RUFS, NDFS, UFSA, ...) are smallest in directions where
-    the data do not vary, so on raw data (an image's black border) such
-    methods would select it first. ``fit`` therefore applies one rule to
-    every selector: after ``_fit`` returns the scores, the constant features
-    are moved behind all the others in ``ranking_`` (keeping their order
-    among themselves, :func:`constant_last`), so ``get_support()`` and
-    ``transform`` pick one only when more features are requested than there
-    are non-constant ones. ``fit_rankings`` applies the same rule to every
-    per-count ranking. ``scores_`` is left as the method computed it (the
-    method's own quantity, comparable with the paper); where the two
-    disagree, ``ranking_`` is the authority, and it is consistent with
-    ``scores_`` within the non-constant and within the constant features.
-
-    ``fit`` validates X (:meth:`_validate_X`, including
-    :func:`check_magnitude`) and runs ``_fit`` inside :func:`numerical_guard`;
-    the reliability contract is in ``docs/guide/reliability.md``.
-
-    Attributes set by ``fit``
-    -------------------------
+    Attributes
+    ----------
     scores_ : ndarray of shape (n_features,)
         Feature scores, higher is better.
     ranking_ : ndarray of shape (n_features,)
-        ``ranking_[j]`` is the rank of feature j, 1 = best; constant
-        features come last (see above).
+        ``ranking_[j]`` is the rank of feature j, 1 = best; constant features
+        come last (see Notes).
     constant_features_ : ndarray of bool, shape (n_features,)
         The features found constant in the data ``fit`` saw.
     n_features_to_select_ : int
         The resolved number of selected features.
     n_features_in_ : int
-    feature_names_in_ : ndarray of str, only for DataFrame input
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of the features seen during ``fit``, only for input with string
+        column names (a DataFrame).
+
+    See Also
+    --------
+    sklearn.feature_selection.SelectorMixin : The scikit-learn mixin used here.
+
+    Notes
+    -----
+    **Implementing a selector.** Subclasses store their constructor arguments
+    unchanged and implement ``_fit(self, X)``, returning the feature scores
+    (higher is better), or a pair ``(scores, tiebreak)`` whose second item orders
+    features of equal score (lower first). Class attributes a subclass may
+    override:
+
+    - ``_preserves_float32``: True when the method computes in float32 when given
+      float32 data.
+    - ``_min_samples``: fewest samples the method accepts.
+    - ``_scores_depend_on_count``: True when the scores change with
+      ``n_features_to_select`` (MCFS); such a selector overrides
+      ``_fit_rankings``.
+    - ``_supports_dask``: True when ``_fit`` accepts a ``dask.array.Array`` (it
+      then uses only the dask-aware building blocks of :mod:`ufsel.linalg` and
+      :mod:`ufsel.graph`). Dask input is validated by ``_validate_dask`` (lazily
+      cast, columns in one chunk, one chunk-wise finiteness pass) and is never
+      loaded whole.
+    - ``_sparse_native``: True when ``_fit`` never forms a dense n x d copy of
+      sparse X. False (the default) for methods whose mathematics needs dense X:
+      they call :func:`densify`, which refuses sparse input whose dense copy would
+      exceed ``MAX_DENSE_BYTES`` with a ``ValueError`` naming the sparse-native
+      selectors. ``test_scale_sparse.py`` checks both for every registered
+      selector.
+
+    **Constant features.** A feature whose values are all equal (or whose
+    standard deviation is at most 1e-12 times the largest one;
+    :func:`ufsel.linalg.constant_features`) carries no information, but several
+    objectives (UDFS, RUFS, NDFS, UFSA, ...) are smallest in directions where the
+    data do not vary, so on raw data (an image's black border) such methods would
+    select it first. ``fit`` therefore moves the constant features behind all the
+    others in ``ranking_`` (keeping their order among themselves,
+    :func:`constant_last`), so ``get_support()`` and ``transform`` pick one only
+    when more features are requested than there are non-constant ones.
+    ``fit_rankings`` applies the same rule to every per-count ranking.
+    ``scores_`` is left as the method computed it (the method's own quantity,
+    comparable with the paper); where the two disagree, ``ranking_`` is the
+    authority, and it is consistent with ``scores_`` within the non-constant and
+    within the constant features.
+
+    ``fit`` validates X (``_validate_X``, including :func:`check_magnitude`) and
+    runs ``_fit`` inside :func:`numerical_guard`; the reliability contract is in
+    the user guide, :doc:`/guide/reliability`.
     """
 
     _parameter_constraints: dict = {
@@ -496,7 +507,13 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         return X
 
     def transform(self, X):
-        """Reduce X to the selected features (a dask array stays a lazy dask array)."""
+        """Reduce X to the selected features (a dask array stays a lazy dask array).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            The data to reduce, with the features seen in ``fit``.
+        """
         if is_dask_array(X):
             check_is_fitted(self, "ranking_")
             X = self._validate_dask(X, reset=False)

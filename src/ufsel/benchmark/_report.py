@@ -496,7 +496,16 @@ def _summary_section(summary):
 
 
 def write_report(results_dir, *, redraw=True):
-    """Write ``RESULTS_DIR/report.html`` (figures redrawn when matplotlib is available)."""
+    """Write ``RESULTS_DIR/report.html`` (figures redrawn when matplotlib is available).
+
+    Parameters
+    ----------
+    results_dir : str or path
+        A results folder written by :func:`run`.
+    redraw : bool, default=True
+        Redraw the figures (when matplotlib is installed); False reuses the
+        figures already there.
+    """
     out = Path(results_dir)
     if not (out / "results.csv").is_file() or not (out / "experiment.json").is_file():
         raise FileNotFoundError(

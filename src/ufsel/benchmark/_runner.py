@@ -23,7 +23,22 @@ __all__ = ["run", "RunResult"]
 
 @dataclass
 class RunResult:
-    """What :func:`run` returns."""
+    """What :func:`run` returns.
+
+    Parameters
+    ----------
+    out_dir : Path
+        The results folder.
+    runs : list
+        One record per fit (cached or computed).
+    results : list of dict
+        The evaluation rows, as in ``results.csv``.
+    summary : dict
+        Counts of computed, cached and failed fits and evaluations, the failures
+        and the wall time (see :func:`format_summary`).
+    files : dict, default={}
+        The files written, by kind.
+    """
 
     out_dir: Path
     runs: list
@@ -519,7 +534,13 @@ def _history(path):
 
 
 def format_summary(summary):
-    """The end-of-run summary as text."""
+    """The end-of-run summary as text.
+
+    Parameters
+    ----------
+    summary : dict
+        ``RunResult.summary`` (or ``summary.json``).
+    """
     s = summary
     lines = [
         f"ufsel bench {s['experiment']} (ufsel {s['ufsel_version']}, n_jobs={s['n_jobs']}): "

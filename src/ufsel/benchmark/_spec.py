@@ -171,6 +171,57 @@ class MethodSpec:
 
 @dataclass
 class Experiment:
+    """A validated experiment: the data sets, the methods and the evaluation protocol.
+
+    Built by :func:`load_experiment` from a TOML file or a dict; the fields are the
+    file's keys (see the module docstring for the file format).
+
+    Parameters
+    ----------
+    name : str
+        Used in file names.
+    datasets : list of DatasetSpec
+        The data sets, each with its preprocessing and optional feature counts.
+    methods : list of MethodSpec
+        The methods: a registered selector with fixed and grid parameters.
+    n_features : list of int
+        Numbers of selected features to evaluate.
+    title : str, default=""
+        Shown in the report.
+    paper : str, default=""
+        Citation of the paper the experiment reproduces.
+    description : str, default=""
+        Free text for the report.
+    kmeans_runs : int, default=20
+        k-means repeats per evaluation.
+    kmeans_report : {"mean", "best_objective"}, default="mean"
+        How the k-means runs are summarised (see
+        :func:`ufsel.evaluation.evaluate_clustering`).
+    kmeans_init : {"random", "k-means++"}, default="random"
+        The k-means start.
+    nn_loo : bool, default=True
+        Also evaluate the 1-NN leave-one-out error.
+    seed : int, default=0
+        Seeds k-means and each selector's ``random_state``.
+    random_baseline_seeds : int, default=5
+        Random subsets drawn for each feature count (the "random" baseline).
+    tuning : tuple of str, default=("defaults", "best_over_grid")
+        The tuning modes run (:data:`TUNING_MODES`).
+    published : list of dict, default=[]
+        The paper's printed numbers, compared with the results in the report.
+    source_file : str, default=""
+        The TOML file the experiment was read from.
+    protocols : tuple of str, default=("n_classes",)
+        Where the selectors' cluster count comes from (:data:`PROTOCOLS`).
+    fit_timeout : float, default=0.0
+        CPU seconds allowed per fit (0: no cap).
+    grids : dict, default={}
+        Named feature-count grids, ``{name: {"counts": [...]}}`` or
+        ``{name: {"ratios": [...]}}``.
+    metric_names : tuple of str, default=()
+        The metrics to report; empty: ACC, NMI and, with ``nn_loo``, the 1-NN error.
+    """
+
     name: str
     datasets: list
     methods: list
@@ -193,6 +244,12 @@ class Experiment:
     metric_names: tuple = ()
 
     def to_dict(self):
+        """The experiment as a JSON-serialisable dict (written to ``experiment.json``).
+
+        Returns
+        -------
+        dict
+        """
         return {
             "name": self.name, "title": self.title, "paper": self.paper,
             "description": self.description,
@@ -209,13 +266,23 @@ class Experiment:
 
     @property
     def metrics(self):
+        """The metrics reported, in :data:`METRICS` order."""
         if self.metric_names:
             return [m for m in METRICS if m in self.metric_names
                     and (m != "nn_error" or self.nn_loo)]
         return ["acc", "nmi"] + (["nn_error"] if self.nn_loo else [])
 
     def counts_for(self, dataset, d):
-        """{grid name: feature counts <= d} for one data set (its own list wins)."""
+        """{grid name: feature counts <= d} for one data set (its own list wins).
+
+        Parameters
+        ----------
+        dataset : DatasetSpec
+            The data set; its own ``n_features`` list wins over the
+            experiment's.
+        d : int
+            Its number of features; larger counts are dropped.
+        """
         if dataset.n_features is not None:
             return {"counts": [k for k in dataset.n_features if k <= d]}
         if not self.grids:
@@ -398,7 +465,13 @@ def experiment_from_dict(doc, *, source_file=""):
 
 
 def load_experiment(path_or_dict):
-    """Read an experiment file (TOML) or accept an already parsed dict / Experiment."""
+    """Read an experiment file (TOML) or accept an already parsed dict / Experiment.
+
+    Parameters
+    ----------
+    path_or_dict : str, path, dict or Experiment
+        A TOML file, its parsed content, or an Experiment (returned as it is).
+    """
     if isinstance(path_or_dict, Experiment):
         return path_or_dict
     if isinstance(path_or_dict, dict):

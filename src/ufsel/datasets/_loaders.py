@@ -362,6 +362,16 @@ def load_mat(path, *, name=None, label_variable=None):
     number does not match the data, a variable declaring more than
     ``MAX_MAT_BYTES``. Only the data and label variables are loaded, with
     :func:`scipy.io.loadmat` (which never unpickles).
+
+    Parameters
+    ----------
+    path : str or path
+        The ``.mat`` file.
+    name : str or None, default=None
+        The data set's name in the Bunch; None: the file's stem.
+    label_variable : str or None, default=None
+        The variable holding the labels; None: the first of the usual names
+        present.
     """
     path = Path(path)
     if not path.is_file():
@@ -519,6 +529,12 @@ def load_dataset(name_or_path, data_dir=None, *, label_column=None, format=None)
 
 def list_datasets(data_dir=None):
     """The data sets available: built-ins and every ``.mat`` file in the data directory.
+
+    Parameters
+    ----------
+    data_dir : str, path or None, default=None
+        The directory of ``.mat`` files; None reads it from the ``UFSEL_DATA``
+        environment variable.
 
     Returns
     -------

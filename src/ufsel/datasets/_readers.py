@@ -251,6 +251,13 @@ def read_labels(path, n_samples):
     holds exactly ``n_samples + 1`` lines (blank lines at the end are
     ignored). Labels are integers or floats when every one parses, else
     strings.
+
+    Parameters
+    ----------
+    path : str or path
+        The label file.
+    n_samples : int
+        Number of samples of the data the labels belong to.
     """
     path = Path(path)
     if not path.is_file():

@@ -110,6 +110,21 @@ def make_sparse_tfidf(n_samples=2000, n_features=5000, *, density=0.01, n_topics
     are the informative features. Term counts are Poisson(1) + 1, weighted by
     ``log(n / df)`` and each row scaled to unit norm.
 
+    Parameters
+    ----------
+    n_samples : int, default=2000
+        Number of documents.
+    n_features : int, default=5000
+        Number of terms.
+    density : float, default=0.01
+        Fraction of the terms present in a document, on average.
+    n_topics : int, default=5
+        Number of topics (the classes).
+    dtype : dtype, default=numpy.float64
+        Floating type of the matrix.
+    random_state : int, RandomState or None, default=None
+        Seeds the data.
+
     Returns
     -------
     Bunch with ``data`` (CSR, n_samples x n_features), ``target`` (topic of

@@ -17,6 +17,13 @@ def make_three_gaussians(n_per_cluster=100, *, random_state=None):
     from cluster 2. A variance ranking is a > b > c and keeps (a, b), which
     cannot tell clusters 1 and 2 apart; only (a, c) separates all three.
 
+    Parameters
+    ----------
+    n_per_cluster : int, default=100
+        Samples per cluster.
+    random_state : int, RandomState or None, default=None
+        Seeds the data.
+
     Returns
     -------
     X : ndarray of shape (3 * n_per_cluster, 3)
@@ -40,6 +47,25 @@ def make_planted_clusters(n_samples=200, n_informative=5, n_noise=45, n_clusters
     standard deviation ``noise_scale`` (larger than the informative
     features' within-cluster spread, so variance alone is not a cue to
     informativeness unless the separation is large).
+
+    Parameters
+    ----------
+    n_samples : int, default=200
+        Number of samples.
+    n_informative : int, default=5
+        Number of planted features carrying the clusters.
+    n_noise : int, default=45
+        Number of pure-noise features.
+    n_clusters : int, default=4
+        Number of clusters.
+    separation : float, default=4.0
+        Spread of the cluster centres in the informative features.
+    noise_scale : float, default=1.5
+        Standard deviation of the noise features.
+    shuffle : bool, default=True
+        Shuffle the columns (otherwise the informative features come first).
+    random_state : int, RandomState or None, default=None
+        Seeds the data.
 
     Returns
     -------

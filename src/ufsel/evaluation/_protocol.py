@@ -153,6 +153,28 @@ def evaluate_selection(X, y, selected, *, n_clusters=None, n_runs=20, report="me
 
     ``init`` is the k-means start of :func:`evaluate_clustering`: ``"random"``
     (the papers' protocol) or ``"k-means++"`` (FSEVAL's).
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The data, all features.
+    y : array-like of shape (n_samples,)
+        Ground-truth classes.
+    selected : array-like of int or bool
+        The selected columns (indices or a support mask).
+    n_clusters : int or None, default=None
+        Defaults to the number of classes in ``y``.
+    n_runs : int, default=20
+        Number of k-means runs.
+    report : {"mean", "best_objective"}, default="mean"
+        See :func:`evaluate_clustering`.
+    random_state : int, RandomState or None, default=0
+        Seeds the k-means runs.
+    loo : bool, default=True
+        Also report the 1-NN leave-one-out error
+        (:func:`ufsel.metrics.nn_loo_error`).
+    init : {"random", "k-means++"}, default="random"
+        The k-means start, see above.
     """
     X = check_array(X, accept_sparse=("csr", "csc"), dtype=[np.float64, np.float32])
     Xs = X[:, check_selected(selected, X.shape[1])]
@@ -170,6 +192,27 @@ def sweep_n_features(selector, X, y, n_features_list, *, n_clusters=None, n_runs
     The selector is fitted once (MCFS: one LARS path serves every count, see
     :meth:`ufsel.base.BaseSelector.fit_rankings`), and each count's selection
     is evaluated with :func:`evaluate_selection`.
+
+    Parameters
+    ----------
+    selector : BaseSelector
+        An unfitted selector; it is fitted once on X.
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The data, all features.
+    y : array-like of shape (n_samples,)
+        Ground-truth classes.
+    n_features_list : sequence of int
+        The numbers of selected features to evaluate.
+    n_clusters : int or None, default=None
+        Defaults to the number of classes in ``y``.
+    n_runs : int, default=20
+        Number of k-means runs.
+    report : {"mean", "best_objective"}, default="mean"
+        See :func:`evaluate_clustering`.
+    random_state : int, RandomState or None, default=0
+        Seeds the k-means runs.
+    loo : bool, default=False
+        Also report the 1-NN leave-one-out error.
 
     Returns
     -------

@@ -159,9 +159,8 @@ def adaptive_neighbors(Z, n_neighbors, lambdas=None, n_candidates=None, candidat
 
 
 #: Up to this many points the candidate search of nearest_by_exact_distance is one Gram
-#: product and a partial sort in NumPy: scikit-learn's brute force spends about 15 ms per
-#: call on 575 points in 20 dimensions (UMIST's projection in UFSA's S-step, once per
-#: outer iteration), the Gram search about 5 ms. Its rounding is of the same kind
+#: product and a partial sort in NumPy, faster than scikit-learn's brute force on the
+#: small low-dimensional projections of UFSA's S-step. Its rounding is of the same kind
 #: (``||a||^2 + ||b||^2 - 2 a.b``), so the exactness check below applies unchanged.
 _GRAM_SEARCH_MAX = 4096
 

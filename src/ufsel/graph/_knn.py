@@ -48,7 +48,7 @@ NEIGHBORS_ALGORITHMS = ("auto", "exact", "approximate", "hnsw", "nndescent", "br
 #: The approximate-search backends, in order of preference: ``"hnsw"`` is
 #: faiss's HNSW index (``pip install 'ufsel[ann]'``, compiled C++, no start-up
 #: cost), ``"nndescent"`` is pynndescent (``pip install 'ufsel[nndescent]'``,
-#: numba: its JIT compilation adds 40-70 s to its first fit in every process).
+#: numba: its JIT compilation adds tens of seconds to its first fit in every process).
 ANN_BACKENDS = ("hnsw", "nndescent")
 _BACKEND_MODULE = {"hnsw": "faiss", "nndescent": "pynndescent"}
 
@@ -84,6 +84,13 @@ def resolve_neighbors_algorithm(algorithm, X):
     are the approximate search with that backend. ``"brute"``,
     ``"kd_tree"`` and ``"ball_tree"`` are exact searches with that
     scikit-learn backend.
+
+    Parameters
+    ----------
+    algorithm : str
+        One of :data:`NEIGHBORS_ALGORITHMS`.
+    X : {ndarray, sparse matrix, dask array} of shape (n_samples, n_features)
+        The data to be searched.
     """
     if algorithm not in NEIGHBORS_ALGORITHMS:
         raise ValueError(
@@ -114,6 +121,12 @@ def approximate_backend(X=None):
     (pynndescent searches sparse rows as they are; faiss needs a dense
     float32 copy); pynndescent (``"nndescent"``) when only it is installed;
     None when neither is.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} or None, default=None
+        The data to be searched; sparse X prefers pynndescent. None: the backend
+        for dense data.
     """
     if X is not None and sparse.issparse(X) and _installed("pynndescent"):
         return "nndescent"
@@ -162,7 +175,7 @@ def knn_graph(X, n_neighbors=5, *, metric="euclidean", algorithm="auto", n_jobs=
         :data:`HNSW_M` / :data:`HNSW_EF_SEARCH`), or ``"nndescent"``,
         NN-descent (pynndescent, ``pip install 'ufsel[nndescent]'``; about
         ``n log n`` distance evaluations, recall typically above 0.9, and a
-        40-70 s numba compilation on its first fit in each process, announced
+        numba compilation of tens of seconds on its first fit in each process, announced
         by a one-line logging warning);
         ``"auto"``: see :func:`resolve_neighbors_algorithm` (approximate from
         :data:`APPROX_NEIGHBORS_MIN_SAMPLES` samples when a backend is
@@ -340,6 +353,8 @@ def knn_among_candidates(X, candidates, n_neighbors, *, chunk_size=4096):
         Candidate indices per row, -1 for padding (as returned by
         :func:`two_hop_candidates`).
     n_neighbors : int
+    chunk_size : int, default=4096
+        Rows processed at once (bounds the temporary memory).
 
     Returns
     -------
@@ -482,9 +497,9 @@ def _knn_hnsw(X, n_neighbors, metric, n_jobs, init_indices=None):
 
 
 #: Numbers per block of pairwise differences formed by :func:`_exact_d2` (and the exact
-#: fallback of ``nearest_by_exact_distance``): 2 MiB of float64, which stays in cache. A
-#: block of 2^24 numbers (128 MiB) made the first call of a process on JAFFE (213 x 1024,
-#: 18 candidates each) take 98 ms in page faults, and later ones 14 ms, against 4 ms.
+#: fallback of ``nearest_by_exact_distance``): 2 MiB of float64, which stays in cache;
+#: much larger blocks cost page faults on the first call of a process and cache misses
+#: on later ones.
 _DIFF_BLOCK = 2**18
 
 
@@ -598,6 +613,18 @@ def heat_kernel_bandwidth(X, method="mean", *, sample_size=_BANDWIDTH_SAMPLE_SIZ
     Euclidean (not squared) distance over all ordered pairs, the zero
     diagonal included, computed on a random subset of ``sample_size`` points
     when there are more. ``"median"`` takes the median over distinct pairs.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+        The data.
+    method : {"mean", "median"}, default="mean"
+        Mean over all ordered pairs (Cai's rule) or median over distinct pairs.
+    sample_size : int, default=3000
+        Largest number of points the distances are computed on; a random subset
+        is drawn from larger data.
+    random_state : int, RandomState or None, default=None
+        Seeds the subset.
     """
     rng = check_random_state(random_state)
     n = X.shape[0]
@@ -689,7 +716,16 @@ def _bandwidth_and_neighbours(X, n_neighbors, t, *, n_jobs=None):
 
 
 def symmetrize(W, how="max"):
-    """Symmetrise a sparse affinity: ``max`` (OR graph), ``mean``, ``min`` (mutual graph)."""
+    """Symmetrise a sparse affinity: ``max`` (OR graph), ``mean``, ``min`` (mutual graph).
+
+    Parameters
+    ----------
+    W : sparse matrix of shape (n, n)
+        A non-negative affinity, not necessarily symmetric.
+    how : {"max", "mean", "min", "none"}, default="max"
+        ``max(W, W^T)`` (the OR graph of ``constructW``), ``(W + W^T) / 2`` or
+        ``min(W, W^T)`` (the mutual graph); "none" returns W as CSR.
+    """
     if how == "none":
         return W.tocsr()
     Wt = W.T.tocsr()
@@ -765,8 +801,8 @@ def knn_affinity_and_bandwidth(X, n_neighbors=5, *, weight="heat", t="mean",
     rng = check_random_state(random_state)
     if weight == "heat" and _shares_distance_matrix(X, algorithm, t):
         # The bandwidth needs every pairwise distance; the neighbours come from the same
-        # matrix instead of a second pass over all pairs: half the time of the graph
-        # (ORL 9.5 ms against 15.9 ms).
+        # matrix instead of a second pass over all pairs (about half the time of the
+        # graph).
         t, dist, ind = _bandwidth_and_neighbours(X, n_neighbors, t, n_jobs=n_jobs)
     else:
         dist, ind = knn_graph(X, n_neighbors, metric=metric, algorithm=algorithm, n_jobs=n_jobs,

@@ -171,6 +171,12 @@ def local_learning_laplacian(S):
 
     This is the graph Laplacian of the symmetrised local-learning weights
     ``S + S^T``; it is positive semi-definite and ``M 1 = 0``.
+
+    Parameters
+    ----------
+    S : sparse matrix of shape (n, n)
+        Row-stochastic local-learning weights, such as
+        :func:`local_kernel_regression_weights`.
     """
     S = sparse.csr_matrix(S)
     return graph_laplacian(symmetrize(S + S.T, "none"))

@@ -33,6 +33,15 @@ def lle_weights(X, n_neighbors=5, *, reg=1e-3):
     ``x_i``) is regularised by ``reg * trace(C) * I`` (``reg`` itself when the
     trace is 0), as scikit-learn's and Roweis's code do.
 
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+        The data.
+    n_neighbors : int, default=5
+        k, the neighbours of each sample (itself excluded).
+    reg : float, default=1e-3
+        Regularisation of the local covariance, relative to its trace.
+
     Returns
     -------
     S : scipy.sparse.csr_matrix of shape (n, n)
@@ -54,7 +63,13 @@ def lle_weights(X, n_neighbors=5, *, reg=1e-3):
 
 
 def reconstruction_laplacian(A):
-    """``(I - A)^T (I - A)`` for a sparse row-reconstruction matrix A (sparse, symmetric PSD)."""
+    """``(I - A)^T (I - A)`` for a sparse row-reconstruction matrix A (sparse, symmetric PSD).
+
+    Parameters
+    ----------
+    A : sparse matrix of shape (n, n)
+        Row-reconstruction weights, such as :func:`lle_weights`.
+    """
     n = A.shape[0]
     B = sparse.identity(n, format="csr") - sparse.csr_matrix(A)
     M = (B.T @ B).tocsr()
@@ -84,9 +99,8 @@ def local_krr_laplacian(X, n_neighbors=5, *, reg=0.1, t="mean", kernel="heat", r
       the sparse affinity: zero diagonal, and zero wherever two neighbours of
       i are not themselves graph neighbours. That matrix is not a kernel
       Gram matrix (it is indefinite), ``K(N_i, N_i) + reg I`` can be nearly
-      singular, and the entries become large (A up to 580 and T up to 3.4e5
-      on COIL20 with k = 5, reg = 0.1, against 1.4 for T with
-      ``"heat"``), so T is dominated by a few badly conditioned
+      singular, and the entries can become large (orders of magnitude above
+      those of the ``"heat"`` form), so T is dominated by a few badly conditioned
       neighbourhoods. It is offered to reproduce the reference
       code (RUFS ``local_kernel="affinity"``).
 
@@ -96,6 +110,21 @@ def local_krr_laplacian(X, n_neighbors=5, *, reg=0.1, t="mean", kernel="heat", r
     the bandwidth and the neighbours from one distance matrix (dense float64,
     n <= 3,000, more than 15 features), so does this function, with the same
     rule for ties (the smaller index, as MATLAB's stable ``sort``).
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+        The data.
+    n_neighbors : int, default=5
+        k, the neighbours of each sample (itself excluded).
+    reg : float, default=0.1
+        Ridge of each local kernel regression.
+    t : "mean", "median" or float, default="mean"
+        Heat-kernel bandwidth, as in :func:`ufsel.graph.knn_affinity`.
+    kernel : {"heat", "affinity"}, default="heat"
+        The kernel K, see above.
+    random_state : int, RandomState or None, default=None
+        Seeds the sample on which the bandwidth is estimated.
 
     Returns
     -------

@@ -36,10 +36,9 @@ __all__ = [
 ]
 
 #: ``eigen_solver="auto"`` uses AMG-preconditioned LOBPCG from this many nodes
-#: when pyamg is installed. Measured (benchmarks/bench_spectral.py, 5-NN graph
-#: of make_mnist70k_like, 10 eigenvectors, shared 2-core machine): at 70,000
-#: nodes ARPACK 21 s, AMG-LOBPCG 24 s, same subspace; AMG's cost grows about
-#: linearly while ARPACK's restarts grow faster, so AMG takes over above that.
+#: when pyamg is installed (benchmarks/bench_spectral.py compares the two): AMG's
+#: cost grows about linearly while ARPACK's restarts grow faster, so AMG takes over
+#: on large graphs.
 AMG_MIN_NODES = 100_000
 
 EIGEN_SOLVERS = ("auto", "dense", "arpack", "lobpcg", "amg")
@@ -59,6 +58,15 @@ def graph_laplacian(W, *, normed=False, return_diag=False):
     input sparse (CSR) and returns the degree vector ``diag(D)`` on request
     (for ``normed=True`` scipy returns ``sqrt(diag(D))``; this function
     always returns the degrees themselves).
+
+    Parameters
+    ----------
+    W : {sparse matrix, ndarray} of shape (n, n)
+        Symmetric non-negative affinity.
+    normed : bool, default=False
+        Return the normalised Laplacian ``I - D^{-1/2} W D^{-1/2}``.
+    return_diag : bool, default=False
+        Also return the degrees ``diag(D)``.
     """
     W = sparse.csr_matrix(W) if sparse.issparse(W) else np.asarray(W, dtype=float)
     deg = np.asarray(W.sum(axis=1)).ravel()
@@ -187,8 +195,7 @@ def laplacian_smallest(L, k, *, random_state=None):
     (its indicator), and an eigensolver returns an arbitrary, round-off
     dependent basis of a repeated eigenvalue; a Krylov method (ARPACK) also
     finds the copies of a repeated eigenvalue only through rounding, slowly
-    and erratically (COIL20's 5-NN CAN graph, 9 components, 5 eigenpairs:
-    between 0.3 s and 13 s depending on the last bits of the weights). So
+    and erratically (its run time then depends on the last bits of the weights). So
     the graph is split into its components (:func:`scipy.sparse.csgraph.connected_components`,
     exact): the null space is returned in closed form, the normalised
     indicators ``1_C / sqrt(|C|)`` with eigenvalue exactly 0, in the order of
@@ -205,6 +212,15 @@ def laplacian_smallest(L, k, *, random_state=None):
     iterations instead of the thousands plain ``which="SA"`` needs. Should
     ARPACK fail, dense LAPACK up to ``DENSE_SMALLEST_MAX`` (4096) nodes,
     above it ARPACK again with a Krylov space of at least 4 k + 1 vectors.
+
+    Parameters
+    ----------
+    L : sparse matrix of shape (n, n)
+        A graph Laplacian ``D - W`` (symmetric, positive semi-definite).
+    k : int
+        Number of eigenpairs.
+    random_state : int, RandomState or None, default=None
+        Seeds ARPACK's start vector.
 
     Returns
     -------
@@ -273,6 +289,11 @@ def null_space_dimension(W):
     for fewer eigenvectors than this, which ones an eigensolver returns is not
     determined by the graph but by round-off; :func:`determined_spectral_embedding`
     then takes the whole eigenspace.
+
+    Parameters
+    ----------
+    W : {sparse matrix, ndarray} of shape (n, n)
+        Symmetric non-negative affinity.
     """
     return int(csgraph.connected_components(W, directed=False)[0]) - 1
 
@@ -283,12 +304,27 @@ def determined_spectral_embedding(W, n_components, *, canonical=False, eigen_sol
 
     With more connected components than ``n_components + 1``, lambda = 0 has more
     non-trivial solutions (:func:`null_space_dimension`) than ``n_components``, and
-    which of them an eigensolver returns follows round-off (on COIL20's 5-NN graph,
-    9 components, a 1e-12 relative perturbation of X changed 47 of RSFS's top 50
-    features). The embedding is then the whole eigenspace (one column per component
-    beyond the first) in the basis of :func:`canonical_embedding`; otherwise it is
+    which of them an eigensolver returns follows round-off, so a method that
+    starts from them would follow round-off too. The embedding is then the whole
+    eigenspace (one column per component beyond the first) in the basis of
+    :func:`canonical_embedding`; otherwise it is
     ``spectral_embedding(W, n_components)``, in that basis too when ``canonical``.
     Used for the starting clusters of RSFS and NDFS and for MCFS's regressions.
+
+    Parameters
+    ----------
+    W : {sparse matrix, ndarray} of shape (n, n)
+        Symmetric non-negative affinity.
+    n_components : int
+        Number of eigenvectors wanted (more are returned when the graph
+        determines more, see above).
+    canonical : bool, default=False
+        Return the requested embedding in the basis of
+        :func:`canonical_embedding` too.
+    eigen_solver : {"auto", "dense", "arpack", "lobpcg", "amg"}, default="auto"
+        See :func:`spectral_embedding`.
+    random_state : int, RandomState or None, default=None
+        Seeds the iterative eigensolver's start vector.
     """
     n_null = null_space_dimension(W)
     Y = spectral_embedding(W, max(n_components, n_null), eigen_solver=eigen_solver,
@@ -318,6 +354,11 @@ def canonical_embedding(Y):
     ``_EMBEDDING_BITS`` bits, so that round-off of order 1e-16
     in the graph (a permutation of the features reorders the distance sums)
     gives bitwise the same k-means input and the same partition.
+
+    Parameters
+    ----------
+    Y : ndarray of shape (n_samples, k)
+        An embedding, any basis of the wanted column space.
     """
     n = Y.shape[0]
     t = np.arange(1, n + 1, dtype=np.float64) / n

@@ -24,8 +24,8 @@ DENSE_EIGH_MAX = 1500
 #: ... and a matrix that is already a dense array, for its smallest eigenpairs,
 #: up to this order: ARPACK's "SA" mode converges very slowly (or not at all in
 #: its default iteration limit) on the clustered near-zero spectrum of a
-#: rank-deficient d x d matrix such as UDFS's ``X^T L X`` on term counts (over
-#: 6 minutes on PCMAC, d = 3289), where LAPACK's subset ``eigh`` takes seconds.
+#: rank-deficient d x d matrix such as UDFS's ``X^T L X`` on term counts, where
+#: LAPACK's subset ``eigh`` is fast.
 DENSE_SMALLEST_MAX = 4096
 
 _WHICH = {"smallest": "SA", "largest": "LA"}
@@ -45,6 +45,13 @@ def amg_preconditioner(A, *, shift=1e-5):
     Built on ``A + shift I`` (a graph Laplacian is singular), as scikit-learn's
     ``spectral_embedding(eigen_solver="amg")`` does. Needs pyamg
     (``pip install 'ufsel[amg]'``).
+
+    Parameters
+    ----------
+    A : sparse matrix of shape (n, n)
+        Symmetric positive semi-definite (a graph Laplacian).
+    shift : float, default=1e-5
+        Added to the diagonal before the hierarchy is built.
     """
     pyamg = import_optional("pyamg", purpose="The AMG-preconditioned LOBPCG eigensolver")
     A = sparse.csr_matrix(A)

@@ -17,6 +17,15 @@ def scaled_indicator(labels, n_clusters, *, offset=0.2):
     never move an entry away from 0, so a positive offset (``offset`` times
     the mean non-zero entry) is added, as the NDFS and RUFS reference codes
     do (+0.2); ITMO_FS's NDFS omits it and freezes F.
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n_samples,)
+        Cluster labels in ``0 .. n_clusters - 1``.
+    n_clusters : int
+        c, the number of columns.
+    offset : float, default=0.2
+        Added to every entry, times the mean non-zero entry.
     """
     n = labels.shape[0]
     Y = np.zeros((n, n_clusters))
@@ -42,25 +51,37 @@ def kmeans_indicator(Z, n_clusters, *, random_state, n_init=10, offset=0.2, init
     rows, rank below n), ``R^T`` from the QR decomposition of ``Z^T``.
     k-means uses only distances between points and centroids that are means
     of points, and the rows of C have the same ones, so the clustering is the
-    same up to rounding at n / d of the cost per Lloyd step (ORL, 400 x 1024:
-    10 runs of 40 clusters in 0.06 s instead of 0.12 s). Rounding matters
+    same up to rounding at n / d of the cost per Lloyd step. Rounding matters
     only at exact ties, which integer-valued data can have in a first
     assignment (a point exactly as far from two starting rows): the
     d-dimensional computation resolves them exactly, to the lower cluster
-    index, and the factor by its rounding. ``benchmarks/bench_kmeans_factor.py``
-    compares the labels with scikit-learn's on Z itself on every shared data
-    set with d > n (four starts each); with the QR factor one start of
-    lung_discrete (values in {-2, ..., 2}, 0.6 % of its points tied in a
-    first assignment) ended elsewhere.
+    index, and the factor by its rounding, so on such data a start can end
+    in a different partition (``benchmarks/bench_kmeans_factor.py`` compares
+    the labels with scikit-learn's on Z itself).
     scikit-learn's ``tol`` is relative to the mean per-column variance,
     total / d here and total / n for the factor, so it is scaled by n / d: the
     absolute tolerance is unchanged.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_samples, k)
+        The points to cluster (usually a spectral embedding).
+    n_clusters : int
+        c, the number of clusters.
+    random_state : int, RandomState or None
+        Seeds k-means.
+    n_init : int, default=10
+        Number of k-means runs; the one of lowest inertia is kept.
+    offset : float, default=0.2
+        See :func:`scaled_indicator`.
+    init : {"k-means++", "random"}, default="k-means++"
+        The start of each run, as :class:`sklearn.cluster.KMeans`.
     """
     tol = 1e-4  # scikit-learn's default
     n, d = Z.shape
     # Lloyd: about 2 n c d flops per step, some 10 steps per run; the factor: n^2 d once
-    # (the Gram matrix). Worth it where the steps save more than that (not on UMIST,
-    # 575 x 644 with 20 clusters, nor on pcmac, 1943 x 3289 with 2).
+    # (the Gram matrix). Worth it where the steps save more than that (d well above n,
+    # many clusters).
     if not sparse.issparse(Z) and 20 * n_init * n_clusters * (d - n) > n * d:
         Z = np.asarray(Z, dtype=np.float64)
         try:

@@ -34,9 +34,8 @@ __all__ = ["TIE_RTOL", "KyFanStep", "centered_row_space", "ky_fan_smallest",
            "ky_fan_smallest_low_rank", "ky_fan_smallest_diag_low_rank"]
 
 #: Two eigenvalues closer than this times ``||P||_F`` count as tied. Exact ties come
-#: out of LAPACK about 1e-14 ||P||_F apart (UDFS's first step on JAFFE, ORL, UMIST
-#: and lymphoma); the smallest real gap at the c-th eigenvalue seen on the shared data
-#: is 3.5e-8 ||P||_F (UDFS on COIL20). A gap above the threshold moves the eigenvectors
+#: out of LAPACK a few units of round-off apart, far below this, and real gaps lie far
+#: above it (benchmarks/studies/docstring_history.md, UDFS). A gap above the threshold moves the eigenvectors
 #: by at most (perturbation / gap), about 1e-2 for a 1e-12 relative perturbation.
 TIE_RTOL = 1e-10
 
@@ -44,6 +43,8 @@ TIE_RTOL = 1e-10
 class KyFanStep(NamedTuple):
     """One minimisation of ``Tr(W^T P W)`` over ``W^T W = I_c``.
 
+    Parameters
+    ----------
     vectors : ndarray of shape (d, c) or None
         A minimiser W (one member of the tied family when ``tied``); None when the
         caller did not need one and computing it would cost more.
@@ -180,6 +181,22 @@ def ky_fan_smallest_low_rank(M, basis, shift, c, *, rtol=TIE_RTOL, K=None):
     complement: ``Pi = factor factor^T + complement (I - basis basis^T)``. ``K``,
     if given, is ``basis^T M basis`` (M is then not used).
 
+    Parameters
+    ----------
+    M : ndarray of shape (d, d) or None
+        Symmetric, with its range inside span(``basis``); not used when ``K`` is
+        given.
+    basis : ndarray of shape (d, r)
+        Orthonormal columns spanning a subspace that contains M's range.
+    shift : float
+        The multiple of the identity added to M.
+    c : int
+        Number of eigenvectors (the c smallest eigenvalues).
+    rtol : float, default=1e-10
+        Eigenvalues within ``rtol ||P||_F`` of each other count as tied.
+    K : ndarray of shape (r, r) or None, default=None
+        ``basis^T M basis``, when already known.
+
     Returns
     -------
     KyFanStep
@@ -271,8 +288,7 @@ class RowSpaceQuadratic:
     def woodbury_pays_off(self):
         """Whether ARPACK through the Woodbury identity
         (:func:`ky_fan_smallest_diag_low_rank`) is worth it: only when the rank r is well
-        below d, d >= 2 r (UMIST, d = 644 and r = 564: UDFS took 1.24 s with it against
-        0.54 s with dense solves)."""
+        below d, d >= 2 r (with r close to d the dense solves are faster)."""
         return self.basis.shape[0] >= 2 * self.basis.shape[1]
 
     def first_step(self, K, shift, c):
@@ -311,6 +327,22 @@ def ky_fan_smallest_diag_low_rank(diag, basis, K, c, *, rtol=TIE_RTOL, residual_
     slowly), only c pairs are computed, and the tie test uses Weyl's inequality
     instead: adding the PSD ``basis K basis^T`` lowers no eigenvalue, so the
     (c+1)-th eigenvalue of P is at least the (c+1)-th smallest entry of ``diag``.
+
+    Parameters
+    ----------
+    diag : ndarray of shape (d,)
+        The positive diagonal part of P.
+    basis : ndarray of shape (d, r)
+        Orthonormal columns spanning the low-rank part.
+    K : ndarray of shape (r, r)
+        Symmetric positive semi-definite; the low-rank part is ``basis K
+        basis^T``.
+    c : int
+        Number of eigenvectors (the c smallest eigenvalues).
+    rtol : float, default=1e-10
+        Eigenvalues within ``rtol ||P||_F`` of each other count as tied.
+    residual_rtol : float, default=1e-10
+        Largest accepted residual, relative to ``max(diag) + ||K||_F``.
 
     Returns
     -------

@@ -75,6 +75,11 @@ def centered_gram(G):
 
     This is the Gram matrix ``X~_i^T X~_i`` of the locally centred points
     ``X~_i = X_i H`` without forming them.
+
+    Parameters
+    ----------
+    G : ndarray of shape (..., m, m)
+        A Gram matrix or a stack of them.
     """
     return (G - G.mean(axis=-2, keepdims=True) - G.mean(axis=-1, keepdims=True)
             + G.mean(axis=(-2, -1), keepdims=True))

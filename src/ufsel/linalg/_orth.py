@@ -61,6 +61,11 @@ def polar_factor(M):
     the same matrix to rounding (``W^T W = I`` to about ``eps cond(M)^2``,
     below 1e-12) at a sixth of the cost of an SVD of a 1000 x 10 block;
     otherwise from the thin SVD.
+
+    Parameters
+    ----------
+    M : ndarray of shape (d, k)
+        With d >= k.
     """
     M = np.asarray(M, dtype=np.float64)
     if M.ndim == 2 and M.shape[0] >= M.shape[1] >= 1:
@@ -93,7 +98,17 @@ def _riemannian_gradient(W, AW, B):
 
 
 def stiefel_quadratic_objective(A, B, W):
-    """``Tr(W^T A W) - 2 Tr(W^T B)``; A as in :func:`stiefel_quadratic`."""
+    """``Tr(W^T A W) - 2 Tr(W^T B)``; A as in :func:`stiefel_quadratic`.
+
+    Parameters
+    ----------
+    A : ndarray of shape (d, d) or LinearOperator
+        Symmetric, as in :func:`stiefel_quadratic`.
+    B : ndarray of shape (d, k)
+        The linear term.
+    W : ndarray of shape (d, k)
+        The point, with orthonormal columns.
+    """
     AW = _as_product(A)(W)
     return float(np.sum(W * (AW - 2.0 * B)))
 
@@ -336,8 +351,8 @@ def _trust_region(prod, B, W, diag, gtol, max_iter, inverse=None):
     passes the same test, the radius then halved as well; otherwise the radius shrinks
     and the next iteration solves again. With a stiff A the model fails for all but
     short steps through the polar retraction's higher-order terms, and the region
-    otherwise creeps (ORL with 40 clusters, UFSA's first W-step: 379 iterations
-    without, 172 with). Halving every refused step, also those with 0 <= rho < 0.1,
+    otherwise creeps (the halving about halves the iterations of UFSA's first
+    W-steps). Halving every refused step, also those with 0 <= rho < 0.1,
     changed the path of a B = 0 test problem into one whose end game accepted a
     rounding-level step and stopped at a gradient 5000 times its tolerance, so only
     steps that raised f are halved. Stops when ``||g||_F <= gtol (||A W||_F + ||B||_F)``, the first-order
@@ -607,11 +622,8 @@ def _truncated_cg(grad, hess, precond, proj, radius, target=0.0):
     ``_FINISH target`` (``target`` = the outer loop's absolute gradient tolerance), at
     ``target / 2`` or ``_FINISH_STEPS`` steps after the usual bound, whichever comes first:
     the model's residual is the next gradient up to the step's second-order error, so the
-    final Newton step then lands below the tolerance. On UFSA's JAFFE fit the late W-steps
-    took 5 outer iterations (the last one only to go from about 1e-10 to below w_tol =
-    1e-11) and now take 4: 217 -> 203 outer and 2003 -> 1745 inner iterations, the same
-    objective. On ORL (c = 40), whose W-steps end otherwise, the inner iterations rose by 2 %
-    (7750 -> 7917; without the step cap by 5 %)."""
+    final Newton step then lands below the tolerance instead of needing one more outer
+    iteration only to cross it."""
     eta = np.zeros_like(grad)
     Heta = np.zeros_like(grad)
     r = grad

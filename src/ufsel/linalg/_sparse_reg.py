@@ -21,12 +21,28 @@ __all__ = [
 
 
 def row_norms_sq(W):
-    """``||w^i||_2^2`` for each row i of W."""
+    """``||w^i||_2^2`` for each row i of W.
+
+    Parameters
+    ----------
+    W : ndarray of shape (n_rows, k)
+        The matrix.
+    """
     return np.einsum("ij,ij->i", W, W)
 
 
 def l2p_norm(W, p=1.0, eps=0.0):
-    """``sum_i (||w^i||^2 + eps)^{p/2}``: the (smoothed) l2,p norm to the power p (l2,1 for p=1)."""
+    """``sum_i (||w^i||^2 + eps)^{p/2}``: the (smoothed) l2,p norm to the power p (l2,1 for p=1).
+
+    Parameters
+    ----------
+    W : ndarray of shape (n_rows, k)
+        The matrix.
+    p : float, default=1.0
+        The exponent, 0 < p <= 1 in the selectors.
+    eps : float, default=0.0
+        Smoothing added to each squared row norm.
+    """
     return _l2p_norm_from_sq(row_norms_sq(W), p, eps)
 
 
@@ -42,6 +58,15 @@ def l2p_reweight(W, p=1.0, eps=2.220446049250313e-16):
     familiar ``1 / (2 sqrt(||w^i||^2 + eps))`` of the l2,1 methods (RSFS
     footnote 1, UDFS, NDFS, SPCAFS Algorithm 1). ``eps > 0`` keeps the weight
     of an all-zero row finite (the reference codes put it inside the root).
+
+    Parameters
+    ----------
+    W : ndarray of shape (n_rows, k)
+        The current coefficients.
+    p : float, default=1.0
+        The exponent, 0 < p <= 1.
+    eps : float, default=machine epsilon
+        Smoothing added to each squared row norm.
 
     Returns
     -------
@@ -89,7 +114,15 @@ def project_simplex(V, s=1.0):
 
 
 def soft_threshold(E, tau):
-    """``sign(E) * max(|E| - tau, 0)``, the minimiser of ``||Z - E||^2 / 2 + tau ||Z||_1``."""
+    """``sign(E) * max(|E| - tau, 0)``, the minimiser of ``||Z - E||^2 / 2 + tau ||Z||_1``.
+
+    Parameters
+    ----------
+    E : ndarray
+        The input.
+    tau : float
+        The threshold, non-negative.
+    """
     return np.sign(E) * np.maximum(np.abs(E) - tau, 0.0)
 
 
@@ -98,6 +131,13 @@ def row_soft_threshold(E, tau):
 
     ``argmin_Z ||Z - E||_F^2 / 2 + tau ||Z||_{2,1}``: each row ``e^i`` becomes
     ``max(1 - tau / ||e^i||, 0) e^i`` (a zero row stays zero).
+
+    Parameters
+    ----------
+    E : ndarray of shape (n_rows, k)
+        The input.
+    tau : float
+        The threshold, non-negative.
     """
     E = np.asarray(E, dtype=np.float64)
     norms = np.sqrt(row_norms_sq(E))
@@ -110,6 +150,11 @@ def pos_neg_parts(A):
     """``(A+, A-)`` with ``A = A+ - A-``, both non-negative: ``A+ = (|A| + A)/2``, ``A- = (|A| - A)/2``.
 
     Works for dense arrays and scipy.sparse matrices (entrywise).
+
+    Parameters
+    ----------
+    A : {ndarray, sparse matrix}
+        The matrix to split.
     """
     absA = abs(A)
     return (absA + A) / 2.0, (absA - A) / 2.0

@@ -36,8 +36,7 @@ _ROW_BLOCK = 8192
 #: Bytes of one row block of ``W X`` in :func:`graph_quadratic` (at least 64 rows).
 #: Small enough for the allocator to reuse the block's memory: temporaries of several
 #: MiB are returned to the operating system when freed and page-faulted in again by
-#: the next call (ORL's 400 x 1024 product in one block: 6.3 ms; in 128-row blocks:
-#: 1.6 ms).
+#: the next call.
 _QUAD_BLOCK_BYTES = 1 << 20
 
 #: A d x d Gram matrix above this many bytes is refused rather than allocated.
@@ -67,13 +66,20 @@ def sparse_dense_matmul(S, X):
     ``threadpoolctl`` limit keeps it serial). The result equals ``S @ X``
     exactly (each output row is computed by the same code). A sparse X is
     multiplied by SciPy directly (the result is sparse).
+
+    Parameters
+    ----------
+    S : sparse matrix of shape (n, m)
+        CSR or CSC.
+    X : {ndarray, sparse matrix} of shape (m, k)
+        The dense (or sparse) right-hand side.
     """
     S = sparse.csr_matrix(S)
     if sparse.issparse(X):
         return S @ X
     X = np.asarray(X)
     n = S.shape[0]
-    # the size test first: threadpoolctl's query scans the loaded libraries (about 4 ms)
+    # the size test first: threadpoolctl's query scans the loaded libraries (slow)
     if n < 2048 or S.nnz * (X.shape[1] if X.ndim > 1 else 1) < _THREADED_MIN_WORK:
         return np.asarray(S @ X)
     threads = min(_blas_threads(), n // 1024)
@@ -102,6 +108,11 @@ def column_mean_var(X):
 
     For a dask array both come from one pass (sums of x and x^2 per block,
     accumulated in float64, variance as ``E[x^2] - E[x]^2`` clipped at 0).
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix, dask array} of shape (n_samples, n_features)
+        The data.
     """
     if is_dask_array(X):
         n = X.shape[0]
@@ -134,14 +145,22 @@ def constant_features(X, *, rtol=CONSTANT_RTOL):
 
     Feature j is constant when all its values are equal, or when its standard
     deviation is at most ``rtol`` times the largest standard deviation of any
-    feature (``std_j <= 1e-12 * max_k std_k``, the rule UFSA has always used
-    to leave features out). The first test catches exact constants whose
+    feature (``std_j <= 1e-12 * max_k std_k``, the rule UFSA uses to leave
+    features out). The first test catches exact constants whose
     computed variance is not exactly zero (``var`` of n copies of 3.55 is
     ``(4e-16)^2`` in float64, and ``E[x^2] - E[x]^2`` on dask data is far
     worse); the second catches features that vary only by round-off compared
     with the others. When every feature has zero spread, every feature is
     constant. Standard deviations come from :func:`column_mean_var`; sparse X
     is never densified and a dask array is read once.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix, dask array} of shape (n_samples, n_features)
+        The data.
+    rtol : float, default=1e-12
+        Largest standard deviation, relative to the largest of any feature, of a
+        feature counted as constant.
 
     Returns
     -------
@@ -178,6 +197,13 @@ def transpose_dot(X, Y):
 
     For a dask X, Y is split into X's row blocks and the product is a blockwise
     sum (``sum_b X_b^T Y_b``).
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix, dask array} of shape (n, d)
+        The data.
+    Y : ndarray of shape (n, m)
+        In memory.
     """
     if is_dask_array(X):
         da = import_optional("dask.array", purpose="Computing on a dask array")
@@ -193,6 +219,13 @@ def gram_matrix(X, *, owner="ufsel"):
 
     Raises a ValueError naming ``owner`` when the d x d result would exceed
     ``MAX_GRAM_BYTES``.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix, dask array} of shape (n_samples, n_features)
+        The data.
+    owner : str, default="ufsel"
+        Name used in the error message (the calling selector).
     """
     _check_gram_size(X.shape[1], owner)
     if is_dask_array(X):
@@ -207,6 +240,13 @@ def scatter_matrix(X, *, owner="ufsel"):
     Computed as ``X^T X - n mean mean^T`` so sparse X is never centred (which
     would densify it); a dask X gives both terms in one blockwise pass. The
     result has X's floating dtype (float32 stays float32).
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix, dask array} of shape (n_samples, n_features)
+        The data.
+    owner : str, default="ufsel"
+        Name used in the error message (the calling selector).
     """
     _check_gram_size(X.shape[1], owner)
     n = X.shape[0]
@@ -226,6 +266,11 @@ def center_unit_norm(X):
     Returns a new dense float64 array (sparse input is densified: centring
     destroys sparsity). Used by Q-alpha (feature vectors ``m_i``) and by the
     SOGFS reference code.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+        The data.
     """
     M = X.toarray() if sparse.issparse(X) else np.array(X, dtype=np.float64)
     M = M.astype(np.float64, copy=False)
@@ -275,6 +320,16 @@ def graph_quadratic(X, W, *, block_size=None):
     k times nnz(X). A dask X is processed one pair of row blocks per task,
     skipping block pairs with no edge.
 
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix, dask array} of shape (n_samples, n_features)
+        The data.
+    W : sparse matrix of shape (n_samples, n_samples)
+        The graph.
+    block_size : int or None, default=None
+        Rows per block; None chooses a size that keeps each block's product
+        small.
+
     Returns
     -------
     q : ndarray of shape (n_features,), float64
@@ -289,8 +344,7 @@ def graph_quadratic(X, W, *, block_size=None):
     if isinstance(X, np.ndarray) and not X.flags.c_contiguous:
         # ``W_B @ X`` needs X row-major: SciPy copies a column-major X (what a MATLAB
         # file loads as) whole for every row block, and the row slices X_B are strided.
-        # One row-major copy up front instead (ORL, 400 x 1024: 6.3 ms -> 1.6 ms with
-        # the block size above).
+        # One row-major copy up front instead.
         X = np.ascontiguousarray(X)
     q = np.zeros(X.shape[1])
     for start in range(0, n, block_size):
@@ -308,6 +362,13 @@ def weighted_moments(X, w):
 
     Row-blocked for dense X (no n x d temporary), never densifies sparse X,
     one blockwise pass for a dask X.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix, dask array} of shape (n_samples, n_features)
+        The data.
+    w : ndarray of shape (n_samples,)
+        Sample weights.
     """
     w = np.asarray(w, dtype=np.float64)
     if is_dask_array(X):

@@ -12,7 +12,7 @@ eigenvectors of a matrix that changes little from one iteration to the next.
 - :func:`warm_smallest_eigvecs` runs LOBPCG started from the previous block,
   then *checks the residuals* ``||A y_j - theta_j y_j|| <= rtol ||A||`` of the
   Rayleigh-Ritz pairs. When they are not met (LOBPCG stalls on clustered
-  eigenvalues, e.g. UDFS on COIL20: 2.1e-6, 2.2e-6, 3.4e-6) it falls back to
+  eigenvalues, such as those of UDFS's reweighted matrix on image data) it falls back to
   an exact solve (dense LAPACK up to ``DENSE_EIGH_MAX``, ARPACK above) and,
   if even that misses the tolerance, emits a ``ConvergenceWarning``: the
   result is never silently inexact.
@@ -63,6 +63,13 @@ def _norm_estimate(A, op, Y, random_state):
 
 def eigen_residuals(A, Y):
     """Rayleigh-Ritz pairs of A on span(Y) and their residual norms.
+
+    Parameters
+    ----------
+    A : ndarray of shape (n, n) or LinearOperator
+        Symmetric.
+    Y : ndarray of shape (n, c)
+        A basis of the trial subspace.
 
     Returns
     -------

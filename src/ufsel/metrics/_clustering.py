@@ -61,6 +61,15 @@ def normalized_mutual_info(y_true, y_pred, average="max"):
     ``average`` accepts scikit-learn's options (``"min"``, ``"geometric"``,
     ``"arithmetic"``, ``"max"``); ``"sqrt"`` is an alias of ``"geometric"``
     (``MI / sqrt(H H')``, used by RNE and DGUFS).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Ground-truth classes.
+    y_pred : array-like of shape (n_samples,)
+        Cluster labels.
+    average : {"max", "min", "geometric", "sqrt", "arithmetic"}, default="max"
+        How the two entropies are combined in the denominator.
     """
     y_true, y_pred = _labels(y_true, y_pred)
     method = {"sqrt": "geometric"}.get(average, average)

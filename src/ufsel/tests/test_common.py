@@ -247,7 +247,7 @@ CASES = {
         _with(lambda X: _df(X, _pd().Categorical(["u", "v"] * (N // 2)))),
         "raises", r"numeric"),
     "dataframe_datetime_column": Case(
-        _with(lambda X: _df(X, _pd().date_range("2020-01-01", periods=N))),
+        _with(lambda X: _df(X, _pd().date_range(_pd().Timestamp(2020, 1, 1), periods=N))),
         "raises", r"numeric"),
     "dataframe_nullable_na": Case(
         _with(lambda X: _df(X, _pd().array([1] * (N - 1) + [None], dtype="Int64"))),

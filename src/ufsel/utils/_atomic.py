@@ -86,6 +86,16 @@ def atomic_open(path, mode="w", *, encoding=None, newline=None, fsync=True):
 
 
 def atomic_write_text(path, text, *, fsync=True):
-    """Write ``text`` (UTF-8, newlines as given) to ``path`` atomically."""
+    """Write ``text`` (UTF-8, newlines as given) to ``path`` atomically.
+
+    Parameters
+    ----------
+    path : str or path
+        The file to write.
+    text : str
+        The content.
+    fsync : bool, default=True
+        Flush the data to disk before the file replaces the old one.
+    """
     with atomic_open(path, "w", newline="", fsync=fsync) as fh:
         fh.write(text)

@@ -27,7 +27,15 @@ EXTRAS = {
 
 
 def import_optional(name, *, purpose):
-    """Import the optional module ``name`` or raise an ImportError naming the extra."""
+    """Import the optional module ``name`` or raise an ImportError naming the extra.
+
+    Parameters
+    ----------
+    name : str
+        The module to import, such as ``"dask.array"``.
+    purpose : str
+        What it is needed for, quoted in the error message.
+    """
     try:
         return importlib.import_module(name)
     except ImportError as exc:
@@ -39,7 +47,13 @@ def import_optional(name, *, purpose):
 
 
 def optional_available(name):
-    """True when the optional module ``name`` can be imported."""
+    """True when the optional module ``name`` can be imported.
+
+    Parameters
+    ----------
+    name : str
+        The module name.
+    """
     try:
         importlib.import_module(name)
     except ImportError:
@@ -48,6 +62,12 @@ def optional_available(name):
 
 
 def is_dask_array(X):
-    """True for a ``dask.array.Array``, checked without importing dask."""
+    """True for a ``dask.array.Array``, checked without importing dask.
+
+    Parameters
+    ----------
+    X : object
+        Any object.
+    """
     cls = type(X)
     return cls.__name__ == "Array" and cls.__module__.split(".")[0] == "dask"
