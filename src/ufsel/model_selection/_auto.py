@@ -26,7 +26,13 @@ from ._criteria import (
     agreement_scales,
     make_criterion,
 )
-from ._feature_count import suggest_n_features
+from ._feature_count import (
+    DEFAULT_N_SE,
+    DEFAULT_PREFER,
+    DEFAULT_TOLERANCE,
+    default_counts,
+    feature_count_curve,
+)
 from ._n_clusters import estimate_n_clusters
 from ._random_subset import _enumerable, null_subsets, summarize_null
 from ._stability import selection_stability
@@ -369,9 +375,10 @@ class AutoSelector(SelectorMixin, BaseEstimator):
         self.count_note_ = None
         if self.n_features_to_select == "auto":
             self._log(2, "the feature-count curve")
-            self.curve_ = suggest_n_features(Xw, ranking, n_clusters=K,
-                                             criterion=self.criterion, n_draws=self.n_draws,
-                                             random_state=seed(), _criterion_fn=f)
+            self.curve_ = feature_count_curve(
+                f, ranking, default_counts(d), criterion=self.criterion,
+                tolerance=DEFAULT_TOLERANCE, n_se=DEFAULT_N_SE, prefer=DEFAULT_PREFER,
+                n_draws=self.n_draws, rng=np.random.RandomState(seed()))
             k = self.curve_.n_features
             k_min = smallest_testable_count(d, alpha=self.alpha)
             if k < k_min < d:  # (with too few features for any count, the verdict says so)

@@ -26,7 +26,18 @@ DEFAULT_RATIOS = (0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5
 
 
 def default_counts(n_features):
-    """The counts of the default grid: ``ceil(r d)`` for r in :data:`DEFAULT_RATIOS` (all when d <= 20)."""
+    """The counts of the default grid: ``ceil(r d)`` for r in :data:`DEFAULT_RATIOS`.
+
+    Parameters
+    ----------
+    n_features : int
+        d, the number of features.
+
+    Returns
+    -------
+    counts : ndarray of int
+        The counts, ascending; every count below d when d <= 20.
+    """
     if n_features <= 20:
         return np.arange(1, max(n_features, 2))
     c = np.ceil(np.asarray(DEFAULT_RATIOS) * n_features * (1 - 1e-12)).astype(int)
@@ -37,7 +48,7 @@ def default_counts(n_features):
 class FeatureCountCurve:
     """Result of :func:`suggest_n_features`.
 
-    Attributes
+    Parameters
     ----------
     n_features : int
         The suggested count.
@@ -93,6 +104,7 @@ class FeatureCountCurve:
 
     @property
     def z_scores(self):
+        """``excess / null_std`` per count (0 where the random subsets do not vary)."""
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(self.null_std > 0, self.excess / self.null_std, 0.0)
 
@@ -120,7 +132,7 @@ def suggest_n_features(X, ranking, *, n_clusters=None, counts=None, criterion=DE
                        n_draws=10,
                        n_neighbors=10,
                        max_samples=MAX_CRITERION_SAMPLES,
-                       random_state=None, _criterion_fn=None):
+                       random_state=None):
     """Suggest how many of a ranking's top features to keep, without labels.
 
     For each count k in ``counts`` the label-free criterion (see
@@ -211,9 +223,37 @@ def suggest_n_features(X, ranking, *, n_clusters=None, counts=None, criterion=DE
         if counts.size == 0 or counts.dtype.kind not in "iu" or counts[0] < 1 or counts[-1] > d:
             raise ValueError(f"counts must be integers in [1, {d}], got {counts!r}.")
     rng = check_random_state(random_state)
-    f = _criterion_fn or make_criterion(X, criterion, n_clusters=n_clusters,
-                                        n_neighbors=n_neighbors, max_samples=max_samples,
-                                        rng=rng)
+    f = make_criterion(X, criterion, n_clusters=n_clusters, n_neighbors=n_neighbors,
+                       max_samples=max_samples, rng=rng)
+    return feature_count_curve(f, ranking, counts, criterion=criterion, tolerance=tolerance,
+                               n_se=n_se, prefer=prefer, n_draws=n_draws, rng=rng)
+
+
+def feature_count_curve(f, ranking, counts, *, criterion, tolerance, n_se, prefer, n_draws,
+                        rng):
+    """The curve of :func:`suggest_n_features` from a criterion function already built.
+
+    Parameters
+    ----------
+    f : callable
+        ``f(columns) -> float``, from :func:`make_criterion`.
+    ranking : ndarray of int of shape (n_features,)
+        Validated ranks, 1 = best.
+    counts : ndarray of int
+        The counts to try, ascending.
+    criterion : str
+        The criterion's name (recorded in the result).
+    tolerance, n_se, prefer, n_draws
+        As in :func:`suggest_n_features`.
+    rng : RandomState
+        Draws the random subsets.
+
+    Returns
+    -------
+    FeatureCountCurve
+        The curve and the suggested count.
+    """
+    d = ranking.size
     order = np.argsort(ranking, kind="stable")
     values, mean, std = (np.empty(counts.size) for _ in range(3))
     with thread_limit(0):  # k-means on a row sample of a few columns: a small problem

@@ -21,7 +21,7 @@ __all__ = ["RandomSubsetTest", "random_subset_test", "support_indices"]
 class RandomSubsetTest:
     """Result of :func:`random_subset_test`.
 
-    Attributes
+    Parameters
     ----------
     statistic : float
         The criterion of the tested subset (higher is better).

@@ -17,7 +17,7 @@ __all__ = ["Stability", "selection_stability", "stability_from_selections"]
 class Stability:
     """Result of :func:`selection_stability`.
 
-    Attributes
+    Parameters
     ----------
     value : float
         The estimate Phi-hat: 1 for identical selections, about 0 for

@@ -21,21 +21,15 @@ __all__ = ["Verdict", "assess_selection"]
 class Verdict:
     """How far the selection can be trusted, judged without labels.
 
-    Attributes
+    Parameters
     ----------
     stability : Stability or None
         Nogueira et al.'s stability of the chosen configuration under
         bootstrap resampling (None when ``n_resamples=0``).
     test : RandomSubsetTest
         The chosen subset against fresh random subsets of the same size.
-    z_score, p_value : float
-        From ``test``.
     beats_random : bool
         ``p_value <= alpha`` (and ``z_score > 0``).
-    testable : bool
-        Whether any subset of this size could reach ``p_value <= alpha``:
-        False when there are fewer than 1 / alpha such subsets (every one of
-        them is then compared, ``test.exact``), e.g. one feature of 13.
     alpha : float
         Level of the test.
     method : str
@@ -57,14 +51,19 @@ class Verdict:
 
     @property
     def z_score(self):
+        """The test's z-score (see :class:`RandomSubsetTest`)."""
         return self.test.z_score
 
     @property
     def p_value(self):
+        """The test's one-sided p-value."""
         return self.test.p_value
 
     @property
     def testable(self):
+        """Whether any subset of this size could reach ``p_value <= alpha``: False when there
+        are fewer than 1 / alpha such subsets (every one of them is then compared), e.g.
+        one feature of 13."""
         return self.test.min_p_value <= self.alpha
 
     def summary(self):
