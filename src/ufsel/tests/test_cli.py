@@ -91,7 +91,18 @@ def test_csv_without_labels_named_ranking_sidecar_and_transform(tmp_path, csv_fi
     assert meta["method"] == "MCFS" and meta["parameters"]["n_clusters"] == K
     assert meta["parameters"]["n_neighbors"] == 5 and meta["parameters"]["random_state"] == 0
     assert meta["input"] == {"path": str(csv_file), "format": "csv", "n_samples": 90,
-                             "n_features": N_INF + N_NOISE, "labels": None}
+                             "n_features": N_INF + N_NOISE, "labels": None, "id_column": None,
+                             "dropped_columns": []}
+    # a named method gets the automatic route's label-free verdict, printed and recorded
+    from ufsel.model_selection import assess_selection
+
+    v = assess_selection(X, api.get_support(), estimator=api, method="MCFS", n_clusters=K,
+                         random_state=0)
+    assert v.summary() in out and meta["verdict"] == v.summary()
+    assert meta["beats_random"] is v.beats_random
+    assert meta["verdict_details"]["p_value"] == v.p_value
+    assert meta["verdict_details"]["stability"] is None  # not asked for
+    assert meta["constant_features"] == [] and all(r["constant"] == "False" for r in rows)
     assert [f["name"] for f in meta["selected_features"]] == list(b.feature_names)
     assert meta["n_features_selected"] == N_INF and meta["evaluation_with_labels"] is None
     assert meta["ufsel_version"] and meta["timing_s"]["total_s"] >= meta["timing_s"]["select_s"]
