@@ -478,7 +478,8 @@ def _diagnose_delimited(path, delimiter, has_header, names, cols, exc):
         others = [c for c in _DELIMITERS if c != delimiter and any(c in n for n in names)]
         hint = ("" if not others else
                 f" The header holds {_delimiter_name(others[0])}s ({others[0]!r}): if the file "
-                f"is {_delimiter_name(others[0])}-separated, say so (--sep / sep=).")
+                f"is {_delimiter_name(others[0])}-separated, say so (--sep {others[0]!r} / "
+                f"sep={others[0]!r}).")
         raise ValueError(
             f"{path}: {_names(names, idx)} {_verb(idx, 'is', 'are')} not numeric (line "
             f"{line} holds {cell[:40]!r}). ufsel selects among numeric features only: drop "
