@@ -370,6 +370,7 @@ def _cmd_select(args):
     from . import __version__
     from .benchmark._cache import to_jsonable
     from .datasets import write_data
+    from .datasets._readers import _delimiter_name
     from .utils import atomic_open, atomic_write_text
 
     for path, flag in ((args.out, "--out"), (args.transform_out, "--transform-out")):
@@ -397,8 +398,11 @@ def _cmd_select(args):
     if isinstance(args.n_features, int) and args.n_features > d:
         raise CommandError(f"--n-features {args.n_features}: the data have only "
                            f"{_plural(d, 'feature')}.")
+    delimiter = bunch.get("delimiter")
+    sep_note = ("" if delimiter in (None, {"csv": ",", "tsv": "\t"}.get(bunch.format)) else
+                f", {_delimiter_name(delimiter)}-separated")
     print(f"Read {bunch.source}: {_plural(n, 'sample')} x {_plural(d, 'feature')} "
-          f"({bunch.format}"
+          f"({bunch.format}{sep_note}"
           f"{', sparse' if sparse.issparse(X) else ''}"
           f"{'' if labels is None else '; labels from ' + labels_from + ', for evaluation only'}"
           f"{'' if bunch.row_ids is None else '; row IDs from ' + args.id_column}).")
@@ -428,7 +432,7 @@ def _cmd_select(args):
                  "label-free criterion")
     print(line)
     if "verdict" in extras:
-        print(extras["verdict"])
+        print(extras["verdict"].strip())
     constant = _constant_mask(est, constant)
 
     order = np.argsort(ranking, kind="stable")

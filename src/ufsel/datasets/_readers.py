@@ -140,7 +140,8 @@ def read_data(path, *, format=None, label_column=None, name=None, sep=None, drop
     Returns
     -------
     Bunch
-        With ``row_ids`` (None without ``id_column``).
+        With ``row_ids`` (None without ``id_column``), and for CSV/TSV the
+        ``delimiter`` read.
 
     Raises
     ------
@@ -178,6 +179,7 @@ def read_data(path, *, format=None, label_column=None, name=None, sep=None, drop
             delimiter = sep or _detect_delimiter(path, "," if fmt == "csv" else "\t")
             b = _read_delimited(path, delimiter, label_column, drop, id_column)
             row_ids = b.pop("row_ids", None)
+            b.delimiter = delimiter
         elif fmt == "parquet":
             b, row_ids = _read_parquet(path, label_column, drop, id_column)
             drop = []

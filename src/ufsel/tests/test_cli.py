@@ -403,7 +403,7 @@ def test_semicolon_csv_is_detected_and_id_column_travels(tmp_path, semicolon_csv
     assert _select(tmp_path, semicolon_csv_with_ids, "--id-column", "sample", "--no-verdict",
                    "--transform-out", str(tmp_path / "sel.csv")) == 0
     out = capsys.readouterr().out
-    assert f"90 samples x {X.shape[1]} features" in out and "row IDs from sample" in out
+    assert f"90 samples x {X.shape[1]} features (csv, semicolon-separated; row IDs from sample)" in out
     rows = _rows(tmp_path / "rank.csv")
     assert sorted(r["name"] for r in rows) == sorted(names)  # the ID is not a feature
     # the selected columns keep the sample IDs as their first column
