@@ -278,6 +278,14 @@ def _vs_random_section(vs_random, experiment):
                 body.append([_e(m), str(w), str(t), str(lo),
                              str(missing) if missing else "&ndash;",
                              "<b>yes</b>" if w > len(outs) / 2 else "no"])
+        tally = {x: [m for m in methods if any(r["method"] == m and r["outcome"] == x
+                                                for r in prow)] for x in ("win", "tie", "loss")}
+        if one:
+            none = [m for m in methods if not any(m in v for v in tally.values())]
+            parts.append("<p>On " + _e(datasets[0]) + ": " + "; ".join(
+                f"<b>{len(v)} {w}</b> ({_e(', '.join(v))})" for w, v in (
+                    ("beat random", tally["win"]), ("tie", tally["tie"]),
+                    ("lose", tally["loss"]), ("no value", none)) if v) + ".</p>")
         header = (["method", "against random", "difference (points)", "p"] if one else
                   ["method", "wins", "ties", "losses", "no value (timed out, failed, not run)",
                    f"beats random on most of the {len(datasets)} data sets"])

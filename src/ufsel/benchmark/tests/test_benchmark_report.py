@@ -73,6 +73,22 @@ def test_demo_format_table():
     assert "25.0" in text and "75.0" in text
 
 
+def test_demo_names_the_methods_without_a_value():
+    from ufsel.demo import methods_without_value
+
+    ok = {"metric": "acc", "tuning": "defaults", "n_features": 4, "value": 0.5, "status": "ok",
+          "reason": ""}
+    rows = [{**ok, "method": "mcfs"},
+            {**ok, "method": "dgufs", "value": "", "status": "timed out",
+             "reason": "fit longer than the cap of 30 s of CPU time"},
+            {**ok, "method": "random", "tuning": "baseline"},
+            {**ok, "method": "udfs", "tuning": "best_over_grid", "value": "",
+             "status": "failed"}]
+    assert methods_without_value(rows) == {
+        "dgufs": "fit longer than the cap of 30 s of CPU time"}
+    assert methods_without_value(rows[:1]) == {}
+
+
 def test_chromium_script_is_importable_without_chromium(monkeypatch):
     mod = load_benchmark_script("check_report_chromium")
     monkeypatch.setattr(shutil, "which", lambda name: None)
@@ -107,6 +123,7 @@ def test_report_opens_with_the_verdict_against_random(one_dataset_report):
     assert body.index("id='verdict'") < body.index("Baselines in every comparison")
     assert body.index("id='verdict'") < min(body.index(f"id='{a}'") for a in ("figures", "run"))
     assert "Protocol:" in body and "Wilcoxon signed-rank" in body
+    assert "<p>On wine: " in body
     # one row per method with its outcome, as vs_random.csv has it
     rows = {r["method"]: r["outcome"] for r in read_csv(one_dataset_report / "vs_random.csv")
             if r["metric"] == "acc"}
