@@ -290,7 +290,7 @@ def _select_one(args, X, cls, params):
     if "n_clusters" not in valid and K is not None:
         extras["criterion_n_clusters"] = K
         notes.pop("n_clusters", None)
-    if not args.no_verdict:
+    if not args.no_verdict and not support.all():  # all features: nothing to compare with
         extras.update(_verdict_one(args, X, sel, support, K))
     return cls.__name__, sel, support, ranking, used, notes, extras
 
@@ -446,7 +446,8 @@ def _cmd_select(args):
     print(f"{k} of {d} features selected; ranking written to {args.out}")
     if k == d:
         print(f"Note: every feature is selected (the count equals the number of features), so "
-              f"the selection changes nothing; the ranking in {args.out} is the result.")
+              f"the selection changes nothing and has no verdict; the ranking in {args.out} is "
+              "the result.")
     selected = [j for j in order if support[j]]
     if args.transform_out is not None:
         # the file's own labels (label column, label variable) travel with the

@@ -98,7 +98,7 @@ def test_csv_without_labels_named_ranking_sidecar_and_transform(tmp_path, csv_fi
 
     v = assess_selection(X, api.get_support(), estimator=api, method="MCFS", n_clusters=K,
                          random_state=0)
-    assert v.summary() in out and meta["verdict"] == v.summary()
+    assert v.summary().strip() in out and meta["verdict"] == v.summary()
     assert meta["beats_random"] is v.beats_random
     assert meta["verdict_details"]["p_value"] == v.p_value
     assert meta["verdict_details"]["stability"] is None  # not asked for
@@ -384,7 +384,7 @@ def test_named_method_verdict_stability_and_no_verdict(tmp_path, csv_file, plant
     meta = json.loads((tmp_path / "rank.csv.json").read_text())
     stab = meta["verdict_details"]["stability"]
     assert stab["n_resamples"] == 4 and stab["ci_low"] <= stab["value"] <= stab["ci_high"]
-    assert "Stability under resampling" in out and meta["verdict"] in out
+    assert "Stability under resampling" in out and meta["verdict"].strip() in out
     assert _select(tmp_path, csv_file, "--no-verdict", out="fast.csv") == 0
     out = capsys.readouterr().out
     fast = json.loads((tmp_path / "fast.csv.json").read_text())
@@ -470,7 +470,9 @@ def test_small_things(tmp_path, csv_file, planted, capsys, monkeypatch):
     # a count equal to d selects everything, and says so; a larger one is refused
     assert main(["select", "--data", str(csv_file), "--method", "maxvariance", "--n-features",
                  str(d), "--out", str(tmp_path / "all.csv")]) == 0
-    assert "every feature is selected" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "every feature is selected" in out and "subsets" not in out  # no verdict to give
+    assert json.loads((tmp_path / "all.csv.json").read_text())["verdict"] is None
     assert main(["select", "--data", str(csv_file), "--method", "maxvariance", "--n-features",
                  str(d + 1), "--out", str(tmp_path / "more.csv")]) == 2
     assert f"only {d} features" in capsys.readouterr().err
