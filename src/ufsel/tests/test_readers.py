@@ -192,7 +192,9 @@ def test_load_dataset_routes_paths_and_refuses_wrong_data_dirs(tmp_path, monkeyp
         load_dataset("wine", data_dir=tmp_path / "nope")  # no silent scikit-learn fall-back
     monkeypatch.setenv("UFSEL_DATA", str(tmp_path / "nope"))
     with pytest.raises(ValueError, match="UFSEL_DATA=.* is not a folder"):
-        load_dataset("wine")
+        load_dataset("coil20")
+    # a built-in name needs no folder, whatever UFSEL_DATA says
+    assert load_dataset("wine").data.shape == (178, 13)
 
 
 def test_read_labels(tmp_path):
