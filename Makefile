@@ -1,6 +1,7 @@
 # The two commands: `make demo` and `make test`. Both create .venv when missing.
-# `make demo` installs only the runtime extra it needs (bench); `make test` installs dev.
-# Each install has its own stamp, so switching between them reinstalls only what is missing.
+# `make demo` installs only the extra it needs (demo), `make docs` the docs extra, `make test`
+# the dev extra. Each install has its own stamp, so switching between them reinstalls only
+# what is missing.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -14,8 +15,12 @@ $(VENV)/.created:
 	$(PYTHON) -m venv $(VENV)
 	touch $@
 
-$(VENV)/.installed-bench: pyproject.toml $(VENV)/.created
-	$(PY) -m pip install -q -e ".[bench]"
+$(VENV)/.installed-demo: pyproject.toml $(VENV)/.created
+	$(PY) -m pip install -q -e ".[demo]"
+	touch $@
+
+$(VENV)/.installed-docs: pyproject.toml $(VENV)/.created
+	$(PY) -m pip install -q -e ".[docs]"
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml $(VENV)/.created
@@ -24,7 +29,7 @@ $(VENV)/.installed-dev: pyproject.toml $(VENV)/.created
 
 venv: $(VENV)/.installed-dev
 
-demo: $(VENV)/.installed-bench
+demo: $(VENV)/.installed-demo
 	$(PY) -m ufsel.demo
 
 test: $(VENV)/.installed-dev
@@ -34,7 +39,7 @@ test: $(VENV)/.installed-dev
 wheel-check: $(VENV)/.installed-dev
 	$(PY) -m pytest -q -p no:cacheprovider -m wheel
 
-docs: $(VENV)/.installed-dev
+docs: $(VENV)/.installed-docs
 	$(VENV)/bin/sphinx-build -b html $(SPHINXOPTS) docs docs/_build/html
 	@echo "docs: open docs/_build/html/index.html"
 

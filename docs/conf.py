@@ -76,8 +76,11 @@ html_theme_options = {
     "show_toc_level": 2,
     "navigation_with_keys": False,
 }
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["ufsel.css"]
 html_show_sourcelink = False
+# Top-level pages without sub-pages have no section navigation: no empty left column.
+html_sidebars = {"index": [], "getting_started": []}
 
 # The user guide lists its pages in this order; pages that other parts of the project add
 # later (and any page not named here) are picked up by the glob at the end of its toctree.

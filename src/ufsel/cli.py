@@ -120,18 +120,23 @@ def _check_output(path, flag):
 
 # ----------------------------------------------------------------- select
 def _load(args):
-    from .datasets import load_dataset, read_labels
+    from .datasets import load_dataset, read_data, read_labels
 
     if (args.dataset is None) == (args.data is None):
         raise CommandError("give exactly one of --data FILE or --dataset NAME.")
     if args.data_dir is not None and not Path(args.data_dir).is_dir():
         raise CommandError(f"--data-dir {args.data_dir} is not a folder.")
+    drop = _column_list(args.drop_columns)
     if args.dataset is not None:
-        if args.format is not None:
-            raise CommandError("--format applies to --data FILE only.")
+        for flag, value in (("--format", args.format), ("--sep", args.sep),
+                            ("--id-column", args.id_column), ("--drop-columns", drop)):
+            if value:
+                raise CommandError(f"{flag} applies to --data FILE only.")
         bunch = load_dataset(args.dataset, data_dir=args.data_dir, label_column=args.label_column)
+        bunch.row_ids = None
     else:
-        bunch = load_dataset(Path(args.data), format=args.format, label_column=args.label_column)
+        bunch = read_data(Path(args.data), format=args.format, label_column=args.label_column,
+                          sep=args.sep, drop_columns=drop, id_column=args.id_column)
     if args.labels is not None and args.label_column is not None:
         raise CommandError("give --labels FILE or --label-column NAME, not both.")
     labels, labels_from = None, None
@@ -148,6 +153,56 @@ def _load(args):
         raise CommandError(f"the labels ({labels_from}) hold a single class: ACC and NMI against "
                            "them would be meaningless; drop them or fix the file.")
     return bunch, labels, labels_from
+
+
+def _column_list(text):
+    """``--drop-columns A,B``: the names, stripped; empty names refused."""
+    if text is None:
+        return []
+    names = [c.strip() for c in text.split(",")]
+    if not all(names):
+        raise CommandError(f"--drop-columns {text!r}: give column names separated by commas "
+                           "(e.g. --drop-columns id,notes).")
+    return names
+
+
+def _plural(count, noun):
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _constant_mask(est, default):
+    """The features the fitted selector treated as constant (ranked last), else ``default``."""
+    mask = getattr(est, "constant_features_", None)
+    return default if mask is None else np.asarray(mask, dtype=bool)
+
+
+def _warn_constant(mask, names):
+    """One warning naming the constant features, if any."""
+    idx = np.flatnonzero(mask)
+    if idx.size:
+        shown = ", ".join(repr(names[j]) for j in idx[:5]) + (" ..." if idx.size > 5 else "")
+        one = idx.size == 1
+        warnings.warn(f"{_plural(idx.size, 'feature')} {'is' if one else 'are'} constant (or "
+                      f"{'varies' if one else 'vary'} only by round-off): {shown}. "
+                      f"{'It carries' if one else 'They carry'} no information: ranked last, "
+                      "with no score (nan and constant=True in the ranking).", UserWarning,
+                      stacklevel=2)
+
+
+def _verdict_record(v):
+    """The sidecar's fields for a Verdict (the same for a named method and for auto)."""
+    return {
+        "verdict": v.summary(), "beats_random": bool(v.beats_random),
+        "verdict_details": {
+            "criterion": v.test.criterion, "statistic": v.test.statistic,
+            "random_mean": v.test.null_mean, "random_std": v.test.null_std,
+            "z_score": v.z_score, "p_value": v.p_value, "alpha": v.alpha,
+            "random_subsets": int(v.test.null.size), "every_subset": bool(v.test.exact),
+            "testable": bool(v.testable),
+            "stability": None if v.stability is None else {
+                "value": v.stability.value, "ci_low": v.stability.ci_low,
+                "ci_high": v.stability.ci_high,
+                "n_resamples": int(v.stability.selections.shape[0])}}}
 
 
 def _standardized(X):
@@ -235,7 +290,20 @@ def _select_one(args, X, cls, params):
     if "n_clusters" not in valid and K is not None:
         extras["criterion_n_clusters"] = K
         notes.pop("n_clusters", None)
+    if not args.no_verdict and not support.all():  # all features: nothing to compare with
+        extras.update(_verdict_one(args, X, sel, support, K))
     return cls.__name__, sel, support, ranking, used, notes, extras
+
+
+def _verdict_one(args, X, sel, support, K):
+    """The automatic route's label-free verdict, for the named method's selection."""
+    from .model_selection import assess_selection
+
+    if K is None and args.n_clusters not in (None, "auto"):
+        K = args.n_clusters
+    v = assess_selection(X, support, estimator=sel, method=type(sel).__name__, n_clusters=K,
+                         n_resamples=args.stability or 0, random_state=args.random_state)
+    return _verdict_record(v)
 
 
 def _select_auto(args, X):
@@ -246,8 +314,9 @@ def _select_auto(args, X):
     auto = AutoSelector(n_features_to_select=args.n_features,
                         n_clusters="auto" if args.n_clusters is None else args.n_clusters,
                         # --standardize: X arrives standardized; the methods see X as it is
-                        standardize=False,
-                        random_state=args.random_state).fit(X)
+                        standardize=False, random_state=args.random_state,
+                        **({} if args.stability is None
+                           else {"n_resamples": args.stability})).fit(X)
     chosen = auto.selector_
     used = {**chosen.get_params(deep=False),
             "n_features_to_select": int(auto.n_features_to_select_)}
@@ -259,18 +328,8 @@ def _select_auto(args, X):
         notes["n_features_to_select"] = "auto: feature-count curve"
     elif isinstance(args.n_features, float):
         notes["n_features_to_select"] = f"fraction {args.n_features} of {X.shape[1]}"
-    v = auto.verdict_
     extras = {
-        "verdict": v.summary(), "beats_random": bool(v.beats_random),
-        "verdict_details": {
-            "criterion": v.test.criterion, "statistic": v.test.statistic,
-            "random_mean": v.test.null_mean, "random_std": v.test.null_std,
-            "z_score": v.z_score, "p_value": v.p_value, "alpha": v.alpha,
-            "random_subsets": int(v.test.null.size), "every_subset": bool(v.test.exact),
-            "testable": bool(v.testable),
-            "stability": None if v.stability is None else {
-                "value": v.stability.value, "ci_low": v.stability.ci_low,
-                "ci_high": v.stability.ci_high}},
+        **_verdict_record(auto.verdict_),
         "candidates": [{**{key: c.get(key) for key in ("method", "standardize", "z_score",
                                                         "error")},
                         "n_clusters": c.get("params", {}).get("n_clusters")}
@@ -311,6 +370,7 @@ def _cmd_select(args):
     from . import __version__
     from .benchmark._cache import to_jsonable
     from .datasets import write_data
+    from .datasets._readers import _delimiter_name
     from .utils import atomic_open, atomic_write_text
 
     for path, flag in ((args.out, "--out"), (args.transform_out, "--transform-out")):
@@ -318,6 +378,14 @@ def _cmd_select(args):
     sidecar = Path(f"{args.out}.json")
     _check_output(sidecar, "the sidecar")
     cls, params = _check_method(args)
+    if args.method == "auto" and args.no_verdict:
+        raise CommandError("--no-verdict applies to a named method: the automatic route "
+                           "chooses by the same test, so its verdict costs nothing more.")
+    if args.stability is not None and args.stability < 0:
+        raise CommandError(f"--stability {args.stability}: give a number of resamples >= 0.")
+    if args.no_verdict and args.stability:
+        raise CommandError("--stability is part of the verdict; drop --no-verdict or "
+                           "--stability.")
     t_start = time.perf_counter()
     timings = {}
     bunch, labels, labels_from = _load(args)
@@ -327,12 +395,27 @@ def _cmd_select(args):
     timings["load_s"] = time.perf_counter() - t_start
     fmt_out = None if args.transform_out is None else _transform_format(args.transform_out,
                                                                          bunch.format)
-    print(f"Read {bunch.source}: {n} samples x {d} features ({bunch.format}"
+    if isinstance(args.n_features, int) and args.n_features > d:
+        raise CommandError(f"--n-features {args.n_features}: the data have only "
+                           f"{_plural(d, 'feature')}.")
+    delimiter = bunch.get("delimiter")
+    sep_note = ("" if delimiter in (None, {"csv": ",", "tsv": "\t"}.get(bunch.format)) else
+                f", {_delimiter_name(delimiter)}-separated")
+    print(f"Read {bunch.source}: {_plural(n, 'sample')} x {_plural(d, 'feature')} "
+          f"({bunch.format}{sep_note}"
           f"{', sparse' if sparse.issparse(X) else ''}"
-          f"{'' if labels is None else '; labels from ' + labels_from + ', for evaluation only'}).")
+          f"{'' if labels is None else '; labels from ' + labels_from + ', for evaluation only'}"
+          f"{'' if bunch.row_ids is None else '; row IDs from ' + args.id_column}).")
+    dropped = _column_list(args.drop_columns)
+    if dropped:
+        print(f"Not features (--drop-columns): {', '.join(dropped)}.")
 
     t0 = time.perf_counter()
     Xfit = _standardized(X) if args.standardize else X
+    from .linalg import constant_features
+
+    constant = np.asarray(constant_features(Xfit), dtype=bool)
+    _warn_constant(constant, names)
     if args.method == "auto":
         name, est, support, ranking, used, notes, extras = _select_auto(args, Xfit)
     else:
@@ -349,22 +432,29 @@ def _cmd_select(args):
                  "label-free criterion")
     print(line)
     if "verdict" in extras:
-        print(extras["verdict"])
+        print(extras["verdict"].strip())
+    constant = _constant_mask(est, constant)
 
     order = np.argsort(ranking, kind="stable")
-    scores = np.asarray(est.scores_)
+    # a constant feature has no meaningful score: nan, flagged, and ranked last
+    scores = np.where(constant, np.nan, np.asarray(est.scores_, dtype=np.float64))
     with atomic_open(args.out, "w", newline="") as fh:
         w = csv.writer(fh, lineterminator="\n")
-        w.writerow(["feature", "name", "rank", "score", "selected"])
-        w.writerows((int(j), names[j], int(ranking[j]), repr(float(scores[j])), bool(support[j]))
-                    for j in order)
+        w.writerow(["feature", "name", "rank", "score", "selected", "constant"])
+        w.writerows((int(j), names[j], int(ranking[j]), repr(float(scores[j])), bool(support[j]),
+                     bool(constant[j])) for j in order)
     print(f"{k} of {d} features selected; ranking written to {args.out}")
+    if k == d:
+        print(f"Note: every feature is selected (the count equals the number of features), so "
+              f"the selection changes nothing and has no verdict; the ranking in {args.out} is "
+              "the result.")
     selected = [j for j in order if support[j]]
     if args.transform_out is not None:
         # the file's own labels (label column, label variable) travel with the
         # columns; a separate --labels file does not
         write_data(args.transform_out, X[:, selected], feature_names=[names[j] for j in selected],
-                   target=bunch.target, label_name=args.label_column or "label", format=fmt_out)
+                   target=bunch.target, label_name=args.label_column or "label", format=fmt_out,
+                   row_ids=bunch.row_ids, id_name=args.id_column or "id")
         print(f"selected columns ({n} x {k}, {fmt_out}) written to {args.transform_out}")
 
     evaluation = None
@@ -383,7 +473,9 @@ def _cmd_select(args):
         "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "command": ["ufsel", *sys.argv[1:]] if args.argv is None else ["ufsel", *args.argv],
         "input": {"path": str(bunch.source), "format": bunch.format, "n_samples": n,
-                  "n_features": d, "labels": labels_from},
+                  "n_features": d, "labels": labels_from, "id_column": args.id_column,
+                  "dropped_columns": _column_list(args.drop_columns)},
+        "constant_features": [names[j] for j in np.flatnonzero(constant)],
         "method": name,
         "method_requested": args.method,
         "parameters": used,
@@ -396,6 +488,7 @@ def _cmd_select(args):
         "timing_s": timings,
         "environment": {"python": platform.python_version(), "numpy": np.__version__,
                         "platform": platform.platform()},
+        "verdict": None,  # replaced by extras unless --no-verdict
         **extras,  # the verdict, the candidates, the feature-count curve (auto values)
         "evaluation_with_labels": evaluation,
     }
@@ -409,7 +502,12 @@ def _transform_format(path, input_format):
     from .datasets._readers import extension_format, formats_help
     from .utils import import_optional
 
-    fmt = extension_format(path) or (input_format if input_format != "sklearn" else None)
+    suffix = Path(path).suffix
+    fmt = extension_format(path)
+    if fmt is None and suffix:
+        raise CommandError(f"--transform-out {path}: ufsel does not write {suffix} files; name a "
+                           f"file with one of the extensions of {formats_help()}.")
+    fmt = fmt or (input_format if input_format != "sklearn" else None)
     if fmt is None:
         raise CommandError(f"--transform-out {path}: name a file with one of the extensions of "
                            f"{formats_help()}.")
@@ -448,7 +546,7 @@ def _cmd_datasets(args):
 
 
 def build_parser():
-    from . import __version__
+    from . import SELECTORS, __version__
 
     p = _Parser(prog="ufsel", description="Unsupervised feature selection.")
     p.add_argument("--version", action="version", version=f"ufsel {__version__}")
@@ -466,10 +564,18 @@ def build_parser():
                      help="format of --data when its extension does not say")
     src.add_argument("--dataset", metavar="NAME", help="named data set (see `ufsel datasets`)")
     src.add_argument("--data-dir", help="folder of .mat files for --dataset (default: $UFSEL_DATA)")
+    src.add_argument("--sep", metavar="CHAR",
+                     help="CSV/TSV delimiter (default: detected among , ; tab |); write a tab "
+                          "as $'\\t'")
+    src.add_argument("--drop-columns", metavar="A,B",
+                     help="columns that are not features (IDs, notes); they may hold text")
+    src.add_argument("--id-column", metavar="NAME",
+                     help="column of row identifiers: not a feature; kept as the first column "
+                          "of --transform-out (CSV/TSV/Parquet)")
     sel = s.add_argument_group("selection (label-free)")
-    sel.add_argument("--method", default="auto",
-                     help="selector name (e.g. mcfs), or auto: choose method, parameters and "
-                          "count without labels (default auto)")
+    sel.add_argument("--method", default="auto", metavar="NAME|auto",
+                     help="a selector: " + ", ".join(sorted(SELECTORS)) + "; or auto: choose "
+                          "method, parameters and count without labels (default auto)")
     sel.add_argument("--n-features", type=_count_or_auto, default="auto", metavar="N|FRACTION|auto",
                      help="number of features (10), fraction of them (0.1), or auto (default)")
     sel.add_argument("--n-clusters", type=_int_or_auto, default=None, metavar="N|auto",
@@ -481,7 +587,15 @@ def build_parser():
                      help="scale every feature to unit variance before anything else (for "
                           "features in different units); without it every method sees the "
                           "features as given")
-    sel.add_argument("--random-state", type=int, default=0)
+    sel.add_argument("--random-state", type=int, default=0,
+                     help="seed of every random choice (default 0)")
+    ver = s.add_argument_group("verdict (label-free; printed and in the sidecar)")
+    ver.add_argument("--stability", type=int, metavar="N", default=None,
+                     help="also measure the selection's stability over N bootstrap refits "
+                          "(default: none for a named method, the automatic route's own for "
+                          "auto)")
+    ver.add_argument("--no-verdict", action="store_true",
+                     help="skip the random-subset test of a named method's selection (faster)")
     ev = s.add_argument_group("evaluation with labels (optional, never used to select)")
     ev.add_argument("--label-column", metavar="NAME",
                     help="column (CSV/TSV/Parquet) or variable (.npz/.mat) holding labels; "

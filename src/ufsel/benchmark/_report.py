@@ -82,7 +82,9 @@ def _table(header, rows, *, left=1, row_classes=None, left_last=False):
     return "<div class='wide'>" + "".join(out) + "</div>"
 
 
-def _comparison_section(rows):
+def _comparison_section(rows, left_out=()):
+    if left_out:  # the rows of data sets this run did not include say only "not run"
+        rows = [r for r in rows if r["dataset"] not in set(left_out)]
     if not rows:
         return ""
     parts = ["<h2 id='paper'>Paper vs ufsel</h2>",
@@ -225,6 +227,93 @@ def _cell(r, metric, best, rand):
         cls.append("below")
         text = "&#9660; " + text
     return (text, " ".join(cls))
+
+
+def _vs_random_section(vs_random, experiment):
+    """The opening verdict: each method's wins, ties and losses against random subsets.
+
+    Drawn from ``vs_random.csv`` alone, so it is there for a run on one data
+    set too (the Friedman verdict needs two); one table per protocol, for the
+    main metric and the first grid.
+    """
+    if not vs_random:
+        return ""
+    metrics = [r["metric"] for r in vs_random]
+    metric = "acc" if "acc" in metrics else metrics[0]
+    grid = next(r["grid"] for r in vs_random if r["metric"] == metric)
+    rows = [r for r in vs_random if r["metric"] == metric and r["grid"] == grid]
+    protocols = list(dict.fromkeys(r["protocol"] for r in rows))
+    datasets = list(dict.fromkeys(r["dataset"] for r in rows))
+    one = len(datasets) == 1
+    paired = next((r["paired_over"] for r in rows if r.get("paired_over")), "")
+    parts = ["<h2 id='verdict'>Verdict: each method against random subsets</h2>",
+             "<p class='verdict'>Protocol: on each data set, each method at its default "
+             "parameters is compared with random feature subsets of the same sizes ("
+             f"{_e(experiment.get('random_baseline_seeds'))} draws, their mean) by a paired "
+             f"Wilcoxon signed-rank test over {_e(paired or 'the paired observations')}, on "
+             f"{_e(METRIC_NAMES.get(metric, metric))} (grid <code>{_e(grid)}</code>): a "
+             "<b>win</b> when the method is better with p &lt; 0.05, a <b>loss</b> when it "
+             "is worse with p &lt; 0.05, a <b>tie</b> otherwise. Labels are used only to "
+             "measure.</p>"]
+    for protocol in protocols:
+        prow = [r for r in rows if r["protocol"] == protocol]
+        methods = list(dict.fromkeys(r["method"] for r in prow))
+        if len(protocols) > 1 or protocol:
+            parts.append(f"<h3>{_e(PROTOCOL_NAMES.get(protocol, protocol))}</h3>")
+        body = []
+        for m in methods:
+            outs = [r for r in prow if r["method"] == m]
+            w, t, lo = (sum(r["outcome"] == x for r in outs) for x in ("win", "tie", "loss"))
+            missing = len(outs) - w - t - lo
+            if one:
+                r = outs[0]
+                diff, pv = _num(r["mean_difference"]), _num(r["p_value"])
+                outcome = r["outcome"] if r["outcome"] in ("win", "tie", "loss") else (
+                    STATUS_TEXT.get(r["status"], r["status"]))
+                cls = {"win": "pos", "loss": "neg"}.get(outcome, "")
+                body.append([_e(m), (f"<b>{_e(outcome)}</b>", cls),
+                             "&ndash;" if diff is None else f"{100 * diff:+.1f}",
+                             "&ndash;" if pv is None else f"{pv:.2g}"])
+            else:
+                body.append([_e(m), str(w), str(t), str(lo),
+                             str(missing) if missing else "&ndash;",
+                             "<b>yes</b>" if w > len(outs) / 2 else "no"])
+        tally = {x: [m for m in methods if any(r["method"] == m and r["outcome"] == x
+                                                for r in prow)] for x in ("win", "tie", "loss")}
+        if one:
+            none = [m for m in methods if not any(m in v for v in tally.values())]
+            parts.append("<p>On " + _e(datasets[0]) + ": " + "; ".join(
+                f"<b>{len(v)} {w}</b> ({_e(', '.join(v))})" for w, v in (
+                    ("beat random", tally["win"]), ("tie", tally["tie"]),
+                    ("lose", tally["loss"]), ("no value", none)) if v) + ".</p>")
+        header = (["method", "against random", "difference (points)", "p"] if one else
+                  ["method", "wins", "ties", "losses", "no value (timed out, failed, not run)",
+                   f"beats random on most of the {len(datasets)} data sets"])
+        parts.append(_table(header, body))
+    parts.append("<p class='muted'>Every test is in <a href='vs_random.csv'>vs_random.csv</a>"
+                 " (every metric, with the means it compares).</p>")
+    return "".join(parts)
+
+
+def _scope(experiment, results):
+    """(data sets, methods) of the experiment file that this run left out."""
+    ran_ds = [d["label"] for d in experiment["datasets"]]
+    ran_m = [m["label"] for m in experiment["methods"]]
+    src = experiment.get("source_file")
+    full_ds, full_m = [], []
+    if src and Path(src).is_file():
+        from ._spec import load_experiment
+
+        try:
+            full = load_experiment(src)
+        except (ValueError, OSError):
+            full = None
+        if full is not None:
+            full_ds = [d.label for d in full.datasets]
+            full_m = [m.label for m in full.methods]
+    for p in experiment.get("published", []):  # data sets the paper's table names
+        full_ds += [d for d in p.get("values", {}) if d not in full_ds]
+    return ([d for d in full_ds if d not in ran_ds], [m for m in full_m if m not in ran_m])
 
 
 def _verdict_section(boards, vs_random, experiment, identical):
@@ -528,12 +617,26 @@ def write_report(results_dir, *, redraw=True):
     runtime = read_csv(out / "runtime.csv") if (out / "runtime.csv").is_file() else []
     version = results[0]["ufsel_version"] if results else ""
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    title = experiment.get("title") or experiment["name"]
+    full_title = experiment.get("title") or experiment["name"]
+    left_ds, left_m = _scope(experiment, results)
+    title = full_title
+    ran_ds = [d["label"] for d in experiment["datasets"]]
+    if left_ds or left_m:  # a run on part of the experiment is titled by what ran
+        n_m = len(experiment["methods"])
+        title = (f"{experiment['name']}: {', '.join(ran_ds)}, "
+                 f"{n_m} method{'' if n_m == 1 else 's'}")
     head = [f"<h1>{_e(title)}</h1>"]
+    if left_ds or left_m:
+        left = [f"{len(x)} {w}{'' if len(x) == 1 else 's'} ({', '.join(x)})"
+                for x, w in ((left_ds, "data set"), (left_m, "method")) if x]
+        head.append(f"<p class='note'>Part of the experiment <i>{_e(full_title)}</i>: this "
+                    f"run left out {_e(' and '.join(left))}; they appear nowhere on this "
+                    "page.</p>")
     if experiment.get("paper"):
         head.append(f"<p><b>Paper:</b> {_e(experiment['paper'])}</p>")
     if experiment.get("description"):
         head.append(f"<p>{_e(experiment['description'])}</p>")
+    verdict_at = len(head)  # the page opens with the verdict, after what the run is
     tables = " ".join(f"<a href='{n}'>{n}</a>" for n in (
         "results.csv", "runs.csv", "comparison.csv", "runtime.csv", "vs_random.csv")
         if (out / n).is_file())
@@ -567,10 +670,13 @@ def write_report(results_dir, *, redraw=True):
     from ._statistics import identical_selections
 
     identical = identical_selections(runs, min_share=0.5)
+    verdict = _verdict_section(boards, vs_random, experiment, identical)
+    if not verdict:  # one data set: no Friedman verdict, but the same wins, ties and losses
+        verdict = _vs_random_section(vs_random, experiment)
     sections = [
-        ("verdict", "verdict", _verdict_section(boards, vs_random, experiment, identical)),
+        ("verdict", "verdict", verdict),
         ("datasets", "per data set", _per_dataset_section(boards, vs_random, experiment)),
-        ("paper", "paper vs ufsel", _comparison_section(comparison)),
+        ("paper", "paper vs ufsel", _comparison_section(comparison, left_ds)),
         ("figures", "figures", _figures_section(manifest)),
         ("tables", "results", _results_section(results, experiment)),
         ("runtime", "runtime", _runtime_section(runtime)),
@@ -583,7 +689,8 @@ def write_report(results_dir, *, redraw=True):
     # links only to the sections this page has
     nav = ("<p>" + " · ".join(f"<a href='#{a}'>{t}</a>" for a, t, html_ in sections if html_)
            + "</p>")
-    body = "".join(head) + nav + "".join(html_ for _, _, html_ in sections)
+    body = ("".join(head[:verdict_at]) + verdict + "".join(head[verdict_at:]) + nav
+            + "".join(html_ for a, _, html_ in sections if a != "verdict"))
     page = ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
             "<meta name='viewport' content='width=device-width, initial-scale=1'>"
             f"<title>{_e(title)}</title><style>{CSS}</style></head><body>{body}</body></html>\n")

@@ -88,6 +88,12 @@ def _data_dir(data_dir):
     return ddir
 
 
+def _env_dir_exists():
+    """Whether ``$UFSEL_DATA`` names an existing folder (False when unset)."""
+    env = os.environ.get(DATA_ENV)
+    return bool(env) and Path(env).is_dir()
+
+
 def _load_builtin(name):
     from sklearn import datasets as skd
 
@@ -462,7 +468,8 @@ def load_dataset(name_or_path, data_dir=None, *, label_column=None, format=None)
     the directory named by the ``UFSEL_DATA`` environment variable; names hold
     only letters, digits, ``_``, ``-`` and ``.`` (no separators, no ``..``), so
     a name never leaves that directory. A data directory that is given (or
-    set in ``UFSEL_DATA``) but is not a folder is an error. The names
+    set in ``UFSEL_DATA``) but is not a folder is an error, except that a
+    built-in name loads when ``UFSEL_DATA`` names no folder (it needs none). The names
     ``digits``, ``wine``, ``breast_cancer`` and ``iris`` fall back to
     scikit-learn's bundled copies when the data directory holds no file of
     that name (``"sklearn:wine"`` always takes scikit-learn's); the Bunch's
@@ -512,6 +519,8 @@ def load_dataset(name_or_path, data_dir=None, *, label_column=None, format=None)
             "pathlib.Path."
         )
     key = s.lower()
+    if key in BUILTIN and data_dir is None and not _env_dir_exists():
+        return _load_builtin(key)  # needs no folder, whatever UFSEL_DATA says
     ddir = _data_dir(data_dir)
     if ddir is not None:
         f = ddir / f"{key}.mat"

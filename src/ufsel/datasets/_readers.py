@@ -23,7 +23,14 @@ Decisions, each applying to every format:
   names) unless every one of its fields is a number, in which case the file
   has no header and the names are ``f0, f1, ...``. Fields may be quoted
   with ``"``; ``#`` is an ordinary character (no comments). Compressed text
-  files are not read: decompress them first.
+  files are not read: decompress them first. The delimiter is the
+  extension's (``,`` or tab) when the first two lines split on it into the
+  same number of fields, else the one :class:`csv.Sniffer` finds among
+  ``, ; tab |`` (a ``;``-separated ``.csv`` file is read as such), unless
+  ``sep`` names it.
+- **Columns that are not features** (an ID, a free-text note) are left out
+  with ``drop_columns``; ``id_column`` leaves one out and keeps its values
+  as ``row_ids`` (CSV/TSV/Parquet).
 - **Parquet** needs pandas and pyarrow (``pip install 'ufsel[parquet]'``).
 - **LIBSVM/svmlight** files are read by scikit-learn's
   :func:`~sklearn.datasets.load_svmlight_file` and stay sparse (CSR);
@@ -106,7 +113,8 @@ def _format(path, format):
     return fmt
 
 
-def read_data(path, *, format=None, label_column=None, name=None):
+def read_data(path, *, format=None, label_column=None, name=None, sep=None, drop_columns=None,
+              id_column=None):
     """Read a data file into a Bunch (see the module docstring for the rules).
 
     Parameters
@@ -120,10 +128,20 @@ def read_data(path, *, format=None, label_column=None, name=None):
         files (whose labels have no name).
     name : str, optional
         The data set's name (default: the file name without extension).
+    sep : str, optional
+        The CSV/TSV delimiter; default detected (see the module docstring).
+    drop_columns : sequence of str, optional
+        Named columns (CSV/TSV/Parquet) or features (``.npz``/``.mat`` with
+        feature names) that are not features; they may hold text.
+    id_column : str, optional
+        A CSV/TSV/Parquet column of row identifiers: not a feature, its
+        values kept (as text) in the Bunch's ``row_ids``.
 
     Returns
     -------
     Bunch
+        With ``row_ids`` (None without ``id_column``), and for CSV/TSV the
+        ``delimiter`` read.
 
     Raises
     ------
@@ -144,15 +162,31 @@ def read_data(path, *, format=None, label_column=None, name=None):
             f"{path}: a {fmt} file has no named columns, so label_column={label_column!r} "
             "cannot apply; pass the labels as a separate file (--labels) instead."
         )
+    drop = [str(c) for c in (drop_columns or ())]
+    if id_column is not None and fmt not in ("csv", "tsv", "parquet"):
+        raise ValueError(f"{path}: id_column applies to CSV/TSV/Parquet files, not {fmt}.")
+    if sep is not None and fmt not in ("csv", "tsv"):
+        raise ValueError(f"{path}: sep applies to CSV/TSV files, not {fmt}.")
+    if sep is not None and len(sep) != 1:
+        raise ValueError(f"sep={sep!r}: give one character (',' ';' '|', or a tab).")
+    skip = [c for c in (label_column, id_column) if c is not None]
+    if len(set(skip + drop)) != len(skip + drop):
+        raise ValueError(f"{path}: a column is named twice among the label, ID and dropped "
+                         "columns.")
+    row_ids = None
     try:
         if fmt in ("csv", "tsv"):
-            b = _read_delimited(path, "," if fmt == "csv" else "\t", label_column)
+            delimiter = sep or _detect_delimiter(path, "," if fmt == "csv" else "\t")
+            b = _read_delimited(path, delimiter, label_column, drop, id_column)
+            row_ids = b.pop("row_ids", None)
+            b.delimiter = delimiter
+        elif fmt == "parquet":
+            b, row_ids = _read_parquet(path, label_column, drop, id_column)
+            drop = []
         elif fmt == "npy":
             b = _read_npy(path)
         elif fmt == "npz":
             b = _read_npz(path, label_column)
-        elif fmt == "parquet":
-            b = _read_parquet(path, label_column)
         elif fmt == "svmlight":
             b = _read_svmlight(path)
         else:
@@ -160,6 +194,9 @@ def read_data(path, *, format=None, label_column=None, name=None):
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path}: not a UTF-8 text file ({exc.reason} at byte {exc.start}); "
                          f"is it really {fmt}?") from exc
+    if drop and fmt not in ("csv", "tsv"):
+        b = _drop_features(path, b, drop)
+    b.row_ids = row_ids
     b.name = name or path.stem
     b.source = str(path)
     b.format = fmt
@@ -302,7 +339,54 @@ def _is_number(text):
     return True
 
 
-def _read_delimited(path, delimiter, label_column):
+#: The delimiters :func:`_detect_delimiter` considers.
+_DELIMITERS = ",;\t|"
+
+
+def _delimiter_name(delimiter):
+    return {"\t": "tab", ",": "comma", ";": "semicolon", "|": "bar"}.get(delimiter,
+                                                                        repr(delimiter))
+
+
+def _detect_delimiter(path, default):
+    """``default`` when the first two lines split on it alike, else csv.Sniffer's choice."""
+    with open(path, newline="", encoding="utf-8-sig") as fh:
+        lines = [line for _, line in zip(range(20), fh)]
+    head = [line for line in lines if line.strip()][:2]
+    if not head:
+        return default
+    counts = [len(next(csv.reader([line], delimiter=default), [])) for line in head]
+    if counts[0] > 1 and len(set(counts)) == 1:
+        return default
+    try:
+        return csv.Sniffer().sniff("".join(lines), delimiters=_DELIMITERS).delimiter
+    except csv.Error:
+        return default
+
+
+def _unknown_columns(path, asked, names, what):
+    missing = [c for c in asked if c not in names]
+    if missing:
+        raise ValueError(f"{path}: no column(s) {missing} ({what}); the header holds "
+                         f"{names[:20]}{' ...' if len(names) > 20 else ''}.")
+
+
+def _drop_features(path, b, drop):
+    """Remove the named features of a Bunch read from a format with feature names."""
+    if b.feature_names is None:
+        raise ValueError(f"{path}: the file names no features, so drop_columns={drop} cannot "
+                         "apply.")
+    names = [str(c) for c in b.feature_names]
+    _unknown_columns(path, drop, names, "the columns to drop")
+    keep = [j for j, c in enumerate(names) if c not in set(drop)]
+    if not keep:
+        raise ValueError(f"{path}: no feature columns left after dropping {drop}.")
+    b.data = b.data[:, keep]
+    b.feature_names = np.array([names[j] for j in keep], dtype=object)
+    return b
+
+
+def _read_delimited(path, delimiter, label_column, drop=(), id_column=None):
     _check_text_size(path)
     with open(path, newline="", encoding="utf-8-sig") as fh:
         first = next(csv.reader(fh, delimiter=delimiter), None)
@@ -331,10 +415,18 @@ def _read_delimited(path, delimiter, label_column):
                 f"{path}: no column {label_column!r} (the label column asked for); the header "
                 f"holds {names[:20]}{' ...' if d > 20 else ''}."
             )
+    if (drop or id_column is not None) and not has_header:
+        raise ValueError(f"{path}: the file has no header row, so columns to drop or an ID "
+                         "column cannot be named; add a header.")
+    _unknown_columns(path, drop, names, "the columns to drop")
+    if id_column is not None:
+        _unknown_columns(path, [id_column], names, "the ID column")
     lab = names.index(label_column) if label_column is not None else None
-    cols = [j for j in range(d) if j != lab]
+    skipped = {names.index(c) for c in [*drop, *([id_column] if id_column else [])]}
+    cols = [j for j in range(d) if j != lab and j not in skipped]
     if not cols:
-        raise ValueError(f"{path}: no feature columns besides the label column.")
+        raise ValueError(f"{path}: no feature columns besides the label, ID and dropped "
+                         "columns.")
     try:
         with warnings.catch_warnings():  # "input contained no data": refused just below
             warnings.simplefilter("ignore", UserWarning)
@@ -350,8 +442,12 @@ def _read_delimited(path, delimiter, label_column):
     if lab is not None:
         target = _labels_from_strings(_column(path, delimiter, lab, has_header))
         _check_labels(path, target)
-    return Bunch(data=X, target=target, feature_names=np.array([names[j] for j in cols],
-                                                               dtype=object))
+    row_ids = None
+    if id_column is not None:
+        row_ids = np.array([c.strip() for c in _column(path, delimiter, names.index(id_column),
+                                                        has_header)], dtype=object)
+    return Bunch(data=X, target=target, row_ids=row_ids,
+                 feature_names=np.array([names[j] for j in cols], dtype=object))
 
 
 def _rows(path, delimiter, has_header):
@@ -377,8 +473,7 @@ def _diagnose_delimited(path, delimiter, has_header, names, cols, exc):
         if len(row) != d:
             raise ValueError(
                 f"{path}: line {line} has {len(row)} field(s), the first line has {d}; every row "
-                f"needs one value per column ({'tab' if delimiter == chr(9) else 'comma'}-"
-                "separated)."
+                f"needs one value per column ({_delimiter_name(delimiter)}-separated)."
             ) from exc
         for j in cols:
             cell = row[j].strip()
@@ -389,10 +484,16 @@ def _diagnose_delimited(path, delimiter, has_header, names, cols, exc):
     if text:
         idx = sorted(text)
         line, cell = text[idx[0]]
+        others = [c for c in _DELIMITERS if c != delimiter and any(c in n for n in names)]
+        hint = ("" if not others else
+                f" The header holds {_delimiter_name(others[0])}s ({others[0]!r}): if the file "
+                f"is {_delimiter_name(others[0])}-separated, say so (--sep {others[0]!r} / "
+                f"sep={others[0]!r}).")
         raise ValueError(
             f"{path}: {_names(names, idx)} {_verb(idx, 'is', 'are')} not numeric (line "
-            f"{line} holds {cell[:40]!r}). ufsel selects among numeric features only: drop or "
-            "encode text columns, or name a label column with --label-column."
+            f"{line} holds {cell[:40]!r}). ufsel selects among numeric features only: drop "
+            "(--drop-columns, --id-column) or encode text columns, or name a label column with "
+            f"--label-column.{hint}"
         ) from exc
     if missing:
         idx = sorted(missing)
@@ -534,7 +635,7 @@ def _read_sparse_npz(path, headers, label_column):
 
 
 # ----------------------------------------------------------------- Parquet
-def _read_parquet(path, label_column):
+def _read_parquet(path, label_column, drop=(), id_column=None):
     from ..utils import import_optional
 
     pq = import_optional("pyarrow.parquet", purpose="Reading Parquet files")
@@ -547,7 +648,16 @@ def _read_parquet(path, label_column):
         if isinstance(exc, ValueError) and "MAX_DATA_BYTES" in str(exc):
             raise
         raise ValueError(f"{path} could not be read as Parquet ({exc}).") from exc
-    return frame_to_bunch(df, label_column=label_column, source=path)
+    names = [str(c) for c in df.columns]
+    _unknown_columns(path, drop, names, "the columns to drop")
+    row_ids = None
+    if id_column is not None:
+        _unknown_columns(path, [id_column], names, "the ID column")
+        row_ids = np.array([str(v) for v in df[df.columns[names.index(id_column)]]],
+                           dtype=object)
+        drop = [*drop, id_column]
+    df = df.drop(columns=[df.columns[names.index(c)] for c in drop])
+    return frame_to_bunch(df, label_column=label_column, source=path), row_ids
 
 
 def frame_to_bunch(df, *, label_column=None, source="the DataFrame"):

@@ -29,7 +29,8 @@ from ._readers import FORMATS, _format
 __all__ = ["write_data"]
 
 
-def write_data(path, data, *, feature_names=None, target=None, label_name="label", format=None):
+def write_data(path, data, *, feature_names=None, target=None, label_name="label", format=None,
+               row_ids=None, id_name="id"):
     """Write ``data`` (n_samples x n_features, dense or sparse) to ``path`` atomically.
 
     Parameters
@@ -45,6 +46,12 @@ def write_data(path, data, *, feature_names=None, target=None, label_name="label
         Name of the label column (CSV/TSV/Parquet).
     format : str, optional
         One of :data:`ufsel.datasets.FORMATS`; default from the extension.
+    row_ids : array-like of shape (n_samples,), optional
+        Row identifiers, written as the first column (CSV/TSV/Parquet; read
+        back with ``id_column``); the other formats have no room for them and
+        refuse them.
+    id_name : str, default="id"
+        Name of the identifier column.
 
     Returns
     -------
@@ -62,11 +69,21 @@ def write_data(path, data, *, feature_names=None, target=None, label_name="label
             raise ValueError(f"target has shape {target.shape}, expected ({n},).")
         if fmt in ("csv", "tsv", "parquet") and label_name in names:
             raise ValueError(f"the label column {label_name!r} is also a feature name.")
+    if row_ids is not None:
+        row_ids = np.asarray(row_ids)
+        if fmt not in ("csv", "tsv", "parquet"):
+            raise ValueError(f"a {fmt} file has no room for row identifiers; write CSV, TSV or "
+                             "Parquet.")
+        if row_ids.shape != (n,):
+            raise ValueError(f"row_ids has shape {row_ids.shape}, expected ({n},).")
+        if id_name in names or (target is not None and id_name == label_name):
+            raise ValueError(f"the ID column {id_name!r} is also a feature or label name.")
     dense = fmt in ("csv", "tsv", "npy", "parquet")
     if dense and sparse.issparse(data):
         data = data.toarray()
     if fmt in ("csv", "tsv"):
-        _write_delimited(path, data, names, target, label_name, "," if fmt == "csv" else "\t")
+        _write_delimited(path, data, names, target, label_name, "," if fmt == "csv" else "\t",
+                         row_ids, id_name)
     elif fmt == "npy":
         with atomic_open(path, "wb") as fh:
             np.save(fh, np.asarray(data), allow_pickle=False)
@@ -80,7 +97,7 @@ def write_data(path, data, *, feature_names=None, target=None, label_name="label
                     arrays["y"] = _plain_labels(target)
                 np.savez_compressed(fh, **arrays)
     elif fmt == "parquet":
-        _write_parquet(path, data, names, target, label_name)
+        _write_parquet(path, data, names, target, label_name, row_ids, id_name)
     elif fmt == "svmlight":
         _write_svmlight(path, data, target)
     elif fmt == "mat":
@@ -102,17 +119,21 @@ def _plain_labels(y):
     return y.astype(str) if y.dtype == object else y
 
 
-def _write_delimited(path, data, names, target, label_name, delimiter):
-    header = names + ([label_name] if target is not None else [])
+def _write_delimited(path, data, names, target, label_name, delimiter, row_ids=None,
+                     id_name="id"):
+    header = ([id_name] if row_ids is not None else []) + names + (
+        [label_name] if target is not None else [])
     with atomic_open(path, "w", newline="") as fh:
         w = csv.writer(fh, delimiter=delimiter, lineterminator="\n")
         w.writerow(header)
         # numbers never need quoting; Python floats' repr is exact and shortest
         rows = np.asarray(data, dtype=np.float64).tolist()
-        if target is None:
+        if target is None and row_ids is None:
             fh.writelines(delimiter.join(map(repr, row)) + "\n" for row in rows)
         else:
-            w.writerows([*map(repr, row), str(label)] for row, label in zip(rows, target))
+            ids = [[str(i)] for i in row_ids] if row_ids is not None else [[]] * len(rows)
+            labels = [[str(y)] for y in target] if target is not None else [[]] * len(rows)
+            w.writerows([*i, *map(repr, row), *y] for i, row, y in zip(ids, rows, labels))
 
 
 def _write_svmlight(path, data, target):
@@ -135,7 +156,7 @@ def _write_svmlight(path, data, target):
             fh.write(f"{label} {cells}\n" if cells else f"{label}\n")
 
 
-def _write_parquet(path, data, names, target, label_name):
+def _write_parquet(path, data, names, target, label_name, row_ids=None, id_name="id"):
     from ..utils import import_optional
 
     pd = import_optional("pandas", purpose="Writing Parquet files")
@@ -143,5 +164,7 @@ def _write_parquet(path, data, names, target, label_name):
     df = pd.DataFrame(np.asarray(data), columns=names)
     if target is not None:
         df[label_name] = target
+    if row_ids is not None:
+        df.insert(0, id_name, [str(i) for i in row_ids])
     with atomic_open(path, "wb") as fh:
         df.to_parquet(fh, index=False)

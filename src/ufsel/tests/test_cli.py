@@ -91,7 +91,18 @@ def test_csv_without_labels_named_ranking_sidecar_and_transform(tmp_path, csv_fi
     assert meta["method"] == "MCFS" and meta["parameters"]["n_clusters"] == K
     assert meta["parameters"]["n_neighbors"] == 5 and meta["parameters"]["random_state"] == 0
     assert meta["input"] == {"path": str(csv_file), "format": "csv", "n_samples": 90,
-                             "n_features": N_INF + N_NOISE, "labels": None}
+                             "n_features": N_INF + N_NOISE, "labels": None, "id_column": None,
+                             "dropped_columns": []}
+    # a named method gets the automatic route's label-free verdict, printed and recorded
+    from ufsel.model_selection import assess_selection
+
+    v = assess_selection(X, api.get_support(), estimator=api, method="MCFS", n_clusters=K,
+                         random_state=0)
+    assert v.summary().strip() in out and meta["verdict"] == v.summary()
+    assert meta["beats_random"] is v.beats_random
+    assert meta["verdict_details"]["p_value"] == v.p_value
+    assert meta["verdict_details"]["stability"] is None  # not asked for
+    assert meta["constant_features"] == [] and all(r["constant"] == "False" for r in rows)
     assert [f["name"] for f in meta["selected_features"]] == list(b.feature_names)
     assert meta["n_features_selected"] == N_INF and meta["evaluation_with_labels"] is None
     assert meta["ufsel_version"] and meta["timing_s"]["total_s"] >= meta["timing_s"]["select_s"]
@@ -346,3 +357,146 @@ def test_missing_parquet_extra_is_one_line_before_selecting(tmp_path, csv_file, 
                              "--transform-out", str(tmp_path / "sel.parquet")],
                     "pip install 'ufsel[parquet]'")
     assert not (tmp_path / "r.csv").exists()
+
+
+# ------------------------------------------------------------ a new user's first runs
+def _write_rows(path, header, rows, sep=","):
+    with path.open("w", newline="") as fh:
+        w = csv.writer(fh, delimiter=sep, lineterminator="\n")
+        w.writerow(header)
+        w.writerows(rows)
+    return path
+
+
+@pytest.fixture
+def semicolon_csv_with_ids(tmp_path, planted):
+    """A ';'-separated .csv whose first column is a text sample ID."""
+    X, _, _, names = planted
+    return _write_rows(tmp_path / "samples.csv", ["sample", *names],
+                       ([f"s{i:03d}", *(repr(float(v)) for v in X[i])] for i in range(len(X))),
+                       sep=";")
+
+
+def test_named_method_verdict_stability_and_no_verdict(tmp_path, csv_file, planted, capsys):
+    X, _, _, _ = planted
+    assert _select(tmp_path, csv_file, "--stability", "4") == 0
+    out = capsys.readouterr().out
+    meta = json.loads((tmp_path / "rank.csv.json").read_text())
+    stab = meta["verdict_details"]["stability"]
+    assert stab["n_resamples"] == 4 and stab["ci_low"] <= stab["value"] <= stab["ci_high"]
+    assert "Stability under resampling" in out and meta["verdict"].strip() in out
+    assert _select(tmp_path, csv_file, "--no-verdict", out="fast.csv") == 0
+    out = capsys.readouterr().out
+    fast = json.loads((tmp_path / "fast.csv.json").read_text())
+    assert fast["verdict"] is None and "beats_random" not in fast
+    assert "random subset" not in out
+    # the selection itself does not depend on the verdict being computed
+    assert fast["selected_features"] == meta["selected_features"]
+    assert main(["select", "--data", str(csv_file), "--no-verdict",
+                 "--out", str(tmp_path / "a.csv")]) == 2
+    assert "--no-verdict applies to a named method" in capsys.readouterr().err
+
+
+def test_semicolon_csv_is_detected_and_id_column_travels(tmp_path, semicolon_csv_with_ids,
+                                                         planted, capsys):
+    X, _, _, names = planted
+    assert _select(tmp_path, semicolon_csv_with_ids, "--id-column", "sample", "--no-verdict",
+                   "--transform-out", str(tmp_path / "sel.csv")) == 0
+    out = capsys.readouterr().out
+    assert f"90 samples x {X.shape[1]} features (csv, semicolon-separated; row IDs from sample)" in out
+    rows = _rows(tmp_path / "rank.csv")
+    assert sorted(r["name"] for r in rows) == sorted(names)  # the ID is not a feature
+    # the selected columns keep the sample IDs as their first column
+    with open(tmp_path / "sel.csv", newline="") as fh:
+        table = list(csv.reader(fh))
+    assert table[0][0] == "sample" and [r[0] for r in table[1:]] == [f"s{i:03d}" for i in range(90)]
+    b = read_data(tmp_path / "sel.csv", id_column="sample")
+    assert list(b.row_ids) == [f"s{i:03d}" for i in range(90)] and b.data.shape == (90, N_INF)
+    np.testing.assert_array_equal(b.data, X[:, [names.index(c) for c in b.feature_names]])
+    # --drop-columns leaves it out the same way (and takes several names)
+    assert _select(tmp_path, semicolon_csv_with_ids, "--drop-columns", f"sample,{names[0]}",
+                   "--no-verdict", out="drop.csv") == 0
+    assert "Not features (--drop-columns): sample, g0." in capsys.readouterr().out
+    assert sorted(r["name"] for r in _rows(tmp_path / "drop.csv")) == sorted(names[1:])
+    # a wrong --sep: the error names the likely delimiter, in one line
+    assert _select(tmp_path, semicolon_csv_with_ids, "--sep", ",", out="x.csv") == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    assert "not numeric" in err and "semicolon-separated" in err and "--sep ';'" in err
+    # without --id-column the text column is named, and so are the ways to skip it
+    assert _select(tmp_path, semicolon_csv_with_ids, out="y.csv") == 2
+    err = capsys.readouterr().err
+    assert "column 'sample' is not numeric" in err and "--id-column" in err
+    assert main(["select", "--dataset", "iris", "--drop-columns", "a",
+                 "--out", str(tmp_path / "z.csv")]) == 2
+    assert "--drop-columns applies to --data FILE only" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("sep", ["\t", "|"])
+def test_other_delimiters_are_detected(tmp_path, planted, sep):
+    X, _, _, names = planted
+    p = _write_rows(tmp_path / "data.csv", names, ([repr(float(v)) for v in row] for row in X),
+                    sep=sep)
+    b = read_data(p)
+    assert list(b.feature_names) == names
+    np.testing.assert_array_equal(b.data, X)
+
+
+def test_constant_feature_warned_once_nan_score_ranked_last(tmp_path, planted, capsys):
+    X, _, _, names = planted
+    Xc = np.column_stack([X, np.full(X.shape[0], 0.25)])
+    p = _write_rows(tmp_path / "c.csv", [*names, "flat"],
+                    ([repr(float(v)) for v in row] for row in Xc))
+    assert _select(tmp_path, p, "--no-verdict") == 0
+    err = capsys.readouterr().err
+    assert err.count("warning") == 1 and "'flat'" in err and "1 feature is constant" in err
+    rows = _rows(tmp_path / "rank.csv")
+    flat = [r for r in rows if r["name"] == "flat"]
+    assert len(flat) == 1 and flat[0]["rank"] == str(len(rows))  # ranked last ...
+    assert np.isnan(float(flat[0]["score"])) and flat[0]["constant"] == "True"  # ... no score
+    assert all(r["constant"] == "False" and np.isfinite(float(r["score"]))
+               for r in rows if r["name"] != "flat")
+    meta = json.loads((tmp_path / "rank.csv.json").read_text())
+    assert meta["constant_features"] == ["flat"]
+
+
+def test_small_things(tmp_path, csv_file, planted, capsys, monkeypatch):
+    X, _, _, names = planted
+    d = X.shape[1]
+    # an extension ufsel does not write is refused before selecting (no CSV text in .xlsx)
+    assert _select(tmp_path, csv_file, "--transform-out", str(tmp_path / "x.xlsx")) == 2
+    err = capsys.readouterr().err
+    assert "does not write .xlsx files" in err and not (tmp_path / "x.xlsx").exists()
+    # a count equal to d selects everything, and says so; a larger one is refused
+    assert main(["select", "--data", str(csv_file), "--method", "maxvariance", "--n-features",
+                 str(d), "--out", str(tmp_path / "all.csv")]) == 0
+    out = capsys.readouterr().out
+    assert "every feature is selected" in out and "subsets" not in out  # no verdict to give
+    assert json.loads((tmp_path / "all.csv.json").read_text())["verdict"] is None
+    assert main(["select", "--data", str(csv_file), "--method", "maxvariance", "--n-features",
+                 str(d + 1), "--out", str(tmp_path / "more.csv")]) == 2
+    assert f"only {d} features" in capsys.readouterr().err
+    # counts are singular when they are 1
+    one = _write_rows(tmp_path / "one.csv", ["a", "b"], [["1.0", "2.0"]])
+    main(["select", "--data", str(one), "--method", "maxvariance", "--n-features", "1",
+          "--no-verdict", "--out", str(tmp_path / "one_rank.csv")])
+    out = capsys.readouterr().out
+    assert "1 sample x 2 features" in out and "1 samples" not in out
+    # --help names every method
+    from ufsel import SELECTORS
+
+    with pytest.raises(SystemExit):
+        cli.build_parser().parse_args(["select", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert all(name in help_text for name in SELECTORS)
+
+
+def test_builtin_dataset_needs_no_data_folder(tmp_path, monkeypatch, capsys):
+    from ufsel.datasets import load_dataset
+
+    monkeypatch.setenv("UFSEL_DATA", str(tmp_path / "missing"))
+    assert load_dataset("digits").data.shape == (1797, 64)
+    with pytest.raises(ValueError, match="is not a folder"):  # a non-built-in name still says so
+        load_dataset("coil20")
+    assert main(["select", "--dataset", "iris", "--method", "maxvariance", "--n-features", "2",
+                 "--no-verdict", "--out", str(tmp_path / "r.csv")]) == 0

@@ -192,7 +192,9 @@ def test_load_dataset_routes_paths_and_refuses_wrong_data_dirs(tmp_path, monkeyp
         load_dataset("wine", data_dir=tmp_path / "nope")  # no silent scikit-learn fall-back
     monkeypatch.setenv("UFSEL_DATA", str(tmp_path / "nope"))
     with pytest.raises(ValueError, match="UFSEL_DATA=.* is not a folder"):
-        load_dataset("wine")
+        load_dataset("coil20")
+    # a built-in name needs no folder, whatever UFSEL_DATA says
+    assert load_dataset("wine").data.shape == (178, 13)
 
 
 def test_read_labels(tmp_path):
@@ -255,3 +257,55 @@ def test_atomic_writes_follow_the_umask_and_leave_nothing_on_failure(tmp_path):
     assert sorted(f.name for f in tmp_path.iterdir()) == ["a.txt", "b.txt", "c.txt"]
     with pytest.raises(IsADirectoryError):
         atomic_write_text(tmp_path, "x")
+
+
+# ------------------------------------------- columns that are not features, delimiters
+IDS = np.array([f"id{i}" for i in range(X.shape[0])], dtype=object)
+
+
+@pytest.mark.parametrize("ext", ["csv", "tsv", "parquet"])
+def test_row_ids_round_trip_and_dropped_columns(tmp_path, ext):
+    if ext == "parquet":
+        pytest.importorskip("pyarrow")
+        pytest.importorskip("pandas")
+    p = write_data(tmp_path / f"x.{ext}", X, feature_names=NAMES, target=Y_TEXT,
+                   row_ids=IDS, id_name="sample")
+    b = read_data(p, id_column="sample", label_column="label", drop_columns=["beta gamma"])
+    assert list(b.row_ids) == list(IDS) and list(b.target) == list(Y_TEXT)
+    assert list(b.feature_names) == ["alpha", "c,d", "delta"]
+    np.testing.assert_array_equal(b.data, X[:, [0, 2, 3]])
+    assert read_data(p, drop_columns=["sample", "label"]).row_ids is None
+    with pytest.raises(ValueError, match=r"no column\(s\) \['nope'\] \(the columns to drop\)"):
+        read_data(p, id_column="sample", drop_columns=["nope", "label"])
+    with pytest.raises(ValueError, match="named twice"):
+        read_data(p, id_column="sample", drop_columns=["sample"])
+
+
+def test_ids_and_sep_are_refused_where_they_cannot_apply(tmp_path):
+    p = write_data(tmp_path / "x.npy", X)
+    with pytest.raises(ValueError, match="id_column applies to CSV/TSV/Parquet"):
+        read_data(p, id_column="a")
+    with pytest.raises(ValueError, match="sep applies to CSV/TSV"):
+        read_data(p, sep=";")
+    with pytest.raises(ValueError, match="room for row identifiers"):
+        write_data(tmp_path / "y.npz", X, row_ids=IDS)
+    # a named feature of an .npz can be dropped
+    z = write_data(tmp_path / "z.npz", X, feature_names=NAMES)
+    assert list(read_data(z, drop_columns=["delta"]).feature_names) == NAMES[:3]
+
+
+def test_delimiter_detection_keeps_the_extension_when_it_fits(tmp_path):
+    # commas inside quoted names and ';' inside a name do not fool the detection
+    p = tmp_path / "q.csv"
+    p.write_text('"a;b","c,d",e\n1,2,3\n4,5,6\n')
+    b = read_data(p)
+    assert list(b.feature_names) == ["a;b", "c,d", "e"] and b.delimiter == ","
+    # a one-column file stays one column
+    one = tmp_path / "one.csv"
+    one.write_text("x\n1.5\n2.5\n")
+    assert read_data(one).data.shape == (2, 1)
+    semi = tmp_path / "s.csv"
+    semi.write_text("a;b;c\n1,5;2;3\n")  # decimal commas: ';'-separated, text cells named
+    with pytest.raises(ValueError, match="column 'a' is not numeric"):
+        read_data(semi)
+    assert read_data(semi, sep=";", drop_columns=["a"]).data.tolist() == [[2.0, 3.0]]

@@ -73,9 +73,73 @@ def test_demo_format_table():
     assert "25.0" in text and "75.0" in text
 
 
+def test_demo_names_the_methods_without_a_value():
+    from ufsel.demo import methods_without_value
+
+    ok = {"metric": "acc", "tuning": "defaults", "n_features": 4, "value": 0.5, "status": "ok",
+          "reason": ""}
+    rows = [{**ok, "method": "mcfs"},
+            {**ok, "method": "dgufs", "value": "", "status": "timed out",
+             "reason": "fit longer than the cap of 30 s of CPU time"},
+            {**ok, "method": "random", "tuning": "baseline"},
+            {**ok, "method": "udfs", "tuning": "best_over_grid", "value": "",
+             "status": "failed"}]
+    assert methods_without_value(rows) == {
+        "dgufs": "fit longer than the cap of 30 s of CPU time"}
+    assert methods_without_value(rows[:1]) == {}
+
+
 def test_chromium_script_is_importable_without_chromium(monkeypatch):
     mod = load_benchmark_script("tools/check_report_chromium")
     monkeypatch.setattr(shutil, "which", lambda name: None)
     assert mod.find_chromium() is None
     with pytest.raises(FileNotFoundError):
         mod.check_report(".")
+
+
+@pytest.fixture(scope="module")
+def one_dataset_report(tmp_path_factory):
+    """A run of one data set of an experiment whose paper table names two."""
+    from ufsel.benchmark.tests._helpers import quiet
+
+    out = tmp_path_factory.mktemp("one")
+    exp = {**EXPERIMENT, "methods": {"maxvariance": {}, "mcfs": {}},
+           "published": [{"source": "UFSA Table 2", "metric": "acc", "n_features": 2,
+                          "scale": 100, "values": {"wine": {"maxvariance": 70.22},
+                                                   "coil20": {"maxvariance": 60.0,
+                                                              "mcfs": 61.0}}}]}
+    run(exp, out, **quiet())
+    return out
+
+
+def test_report_opens_with_the_verdict_against_random(one_dataset_report):
+    import re
+
+    from ufsel.benchmark._tables import read_csv
+
+    page = (one_dataset_report / "report.html").read_text()
+    body = page[page.index("<body>"):]
+    # the verdict comes first: after the title, before the notes and every other section
+    assert body.index("id='verdict'") < body.index("Baselines in every comparison")
+    assert body.index("id='verdict'") < min(body.index(f"id='{a}'") for a in ("figures", "run"))
+    assert "Protocol:" in body and "Wilcoxon signed-rank" in body
+    assert "<p>On wine: " in body
+    # one row per method with its outcome, as vs_random.csv has it
+    rows = {r["method"]: r["outcome"] for r in read_csv(one_dataset_report / "vs_random.csv")
+            if r["metric"] == "acc"}
+    assert set(rows) == {"maxvariance", "mcfs"}
+    section = body[body.index("id='verdict'"):body.index("</table>", body.index("id='verdict'"))]
+    for method, outcome in rows.items():
+        assert re.search(rf"<td class='l'>{method}</td><td class='[^']*'><b>{outcome}</b>",
+                         section), (method, outcome)
+
+
+def test_partial_run_is_titled_by_what_ran(one_dataset_report):
+    page = (one_dataset_report / "report.html").read_text()
+    assert "<h1>tiny: wine, 2 methods</h1>" in page
+    assert "<title>tiny test experiment</title>" not in page
+    assert "Part of the experiment <i>tiny test experiment</i>" in page
+    assert "left out 1 data set (coil20)" in page
+    # the paper table shows the data set that ran, not rows of "data set not run"
+    assert "data set not run" not in page and "coil20</td>" not in page
+    assert "70.2" in page
