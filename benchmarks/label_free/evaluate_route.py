@@ -401,7 +401,7 @@ def main(argv=None):
 
 
 #: Bump when the route changes, so that cached rows are recomputed.
-ROUTE_VERSION = "split-v2"
+ROUTE_VERSION = "split-v4"
 
 if __name__ == "__main__":
     main()

@@ -198,7 +198,7 @@ def _verdict_record(v):
             "random_mean": v.test.null_mean, "random_std": v.test.null_std,
             "z_score": v.z_score, "p_value": v.p_value, "alpha": v.alpha,
             "random_subsets": int(v.test.null.size), "every_subset": bool(v.test.exact),
-            "testable": bool(v.testable),
+            "testable": bool(v.testable), "held_out": bool(v.held_out),
             "stability": None if v.stability is None else {
                 "value": v.stability.value, "ci_low": v.stability.ci_low,
                 "ci_high": v.stability.ci_high,
@@ -244,8 +244,10 @@ def _check_method(args):
 
 
 def _curve_record(curve):
-    return {"rule": f"ufsel.model_selection.suggest_n_features (plateau rule, tolerance "
-                    f"{curve.tolerance:g}, criterion {curve.criterion})",
+    return {"rule": f"ufsel.model_selection.suggest_n_features (the {curve.prefer} counts on "
+                    f"the plateau of the excess over random subsets, within {curve.n_se:g} "
+                    f"standard errors or {curve.tolerance:g} of the best; criterion "
+                    f"{curve.criterion})",
             "counts": curve.counts, "values": curve.values, "random_mean": curve.null_mean,
             "excess_over_random": curve.excess}
 
@@ -302,7 +304,8 @@ def _verdict_one(args, X, sel, support, K):
     if K is None and args.n_clusters not in (None, "auto"):
         K = args.n_clusters
     v = assess_selection(X, support, estimator=sel, method=type(sel).__name__, n_clusters=K,
-                         n_resamples=args.stability or 0, random_state=args.random_state)
+                         n_resamples=args.stability or 0, held_out=X.shape[0] >= 20,
+                         random_state=args.random_state)
     return _verdict_record(v)
 
 
@@ -310,13 +313,21 @@ def _select_auto(args, X):
     """``--method auto``: AutoSelector chooses method, parameters and count."""
     from . import get_selector
     from .model_selection import AutoSelector
+    from .utils import ProgressLine
 
     auto = AutoSelector(n_features_to_select=args.n_features,
                         n_clusters="auto" if args.n_clusters is None else args.n_clusters,
-                        # --standardize: X arrives standardized; the methods see X as it is
-                        standardize=False, random_state=args.random_state,
+                        # --standardize: X arrives standardized (again is the same); else
+                        # the route standardizes when the features' units differ
+                        standardize=True if args.standardize else "auto",
+                        random_state=args.random_state,
                         **({} if args.stability is None
-                           else {"n_resamples": args.stability})).fit(X)
+                           else {"n_resamples": args.stability}))
+    auto._progress = progress = ProgressLine()
+    try:
+        auto.fit(X)
+    finally:
+        progress.close()
     chosen = auto.selector_
     used = {**chosen.get_params(deep=False),
             "n_features_to_select": int(auto.n_features_to_select_)}
@@ -335,6 +346,9 @@ def _select_auto(args, X):
                         "n_clusters": c.get("params", {}).get("n_clusters")}
                        for c in auto.candidates_],
         "criterion_n_clusters": int(auto.n_clusters_),
+        "standardized_by_route": bool(auto.params_["standardize"] and not args.standardize),
+        "scale_spread": float(auto.scale_spread_),
+        "count_note": auto.count_note_,
     }
     if auto.curve_ is not None:
         extras["n_features_curve"] = _curve_record(auto.curve_)
@@ -423,14 +437,26 @@ def _cmd_select(args):
     timings["select_s"] = time.perf_counter() - t0
     k = int(support.sum())
     standardized = bool(args.standardize)
-    line = ("AutoSelector chose " if args.method == "auto" else "") + _format_params(name, used, notes)
+    if args.method != "auto":
+        lead = ""
+    elif extras.get("beats_random") is False and extras["verdict_details"]["testable"]:
+        lead = ("No candidate method beats random subsets here (see the verdict); the best "
+                "by the label-free criterion was ")
+    else:
+        lead = "AutoSelector chose "
+    line = lead + _format_params(name, used, notes)
     if standardized:
         line += " on standardized features"
+    elif extras.get("standardized_by_route"):
+        line += (f" on standardized features (their ranges differ "
+                 f"{extras['scale_spread']:.3g}-fold, so their units do)")
     if "criterion_n_clusters" in extras and "n_clusters" not in used:
         line += (f"; K={extras['criterion_n_clusters']} clusters"
                  f"{' [auto: eigengap]' if args.n_clusters in (None, 'auto') else ''} for the "
                  "label-free criterion")
     print(line)
+    if extras.get("count_note"):
+        print(f"Count: {extras['count_note']}.")
     if "verdict" in extras:
         print(extras["verdict"].strip())
     constant = _constant_mask(est, constant)

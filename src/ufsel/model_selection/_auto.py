@@ -30,6 +30,7 @@ from ._feature_count import (
     DEFAULT_N_SE,
     DEFAULT_PREFER,
     DEFAULT_TOLERANCE,
+    ESTIMATE_REPEATS,
     default_counts,
     feature_count_curve,
 )
@@ -439,7 +440,8 @@ class AutoSelector(SelectorMixin, BaseEstimator):
                                              "error": str(exc)})
                     continue
                 with thread_limit(0):
-                    zs = [summarize_null(f(np.argsort(rankings[int(k)], kind="stable")[:k]),
+                    zs = [summarize_null(f(np.argsort(rankings[int(k)], kind="stable")[:k],
+                                           repeats=ESTIMATE_REPEATS),
                                          *nulls[int(k)])[2] for k in counts]
                 z = float(np.mean(zs))
                 self.candidates_.append({"method": name.lower(), "standardize": std,

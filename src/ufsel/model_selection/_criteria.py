@@ -136,7 +136,7 @@ class _ClusterAgreement:
         self.seed, self.n_init = seed, n_init
         self.reference = [self._labels(Xr, K, 10) for K in self.scales]
 
-    def _labels(self, Z, K, n_init):
+    def _labels(self, Z, K, n_init, run=0):
         # A subset of few (e.g. binary or mostly constant) columns often has fewer
         # distinct points than K: k-means then finds fewer clusters and warns. That is
         # a property of the subset, which the criterion measures (a low agreement), not
@@ -144,12 +144,12 @@ class _ClusterAgreement:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="Number of distinct clusters",
                                     category=ConvergenceWarning)
-            km = KMeans(K, n_init=n_init, random_state=self.seed).fit(Z)
+            km = KMeans(K, n_init=n_init, random_state=self.seed + run).fit(Z)
         return km.labels_
 
-    def __call__(self, cols):
+    def __call__(self, cols, run=0):
         Z = self.Xr[:, cols]
-        return float(np.mean([_adjusted_rand(ref, self._labels(Z, K, self.n_init))
+        return float(np.mean([_adjusted_rand(ref, self._labels(Z, K, self.n_init, run))
                               for K, ref in zip(self.scales, self.reference)]))
 
 
@@ -179,19 +179,29 @@ class _Memoized:
 
     The same subset recurs: candidate methods often rank the same top
     features, and every subset of a small size is enumerated for the exact
-    null. Callers evaluate it under ``thread_limit(0)``: k-means on a row
+    null. An estimate (a candidate's score, a point of the feature-count
+    curve) may average ``repeats`` k-means runs; a test compares single runs
+    with single runs, so that the selection and the random subsets are
+    exchangeable under the null. Callers evaluate it under ``thread_limit(0)``: k-means on a row
     sample of a few columns is a small problem (:mod:`ufsel.utils._threads`).
     """
 
     def __init__(self, fn):
         self.fn = fn
         self.cache = {}
+        self.randomized = isinstance(fn, _ClusterAgreement)
 
-    def __call__(self, cols):
+    def __call__(self, cols, repeats=1):
+        """The criterion of ``cols``; with ``repeats > 1``, the mean over that many k-means
+        runs of different seeds (the first is the single run's), which lowers the noise of
+        an estimate without changing its expectation."""
         key = tuple(int(c) for c in np.sort(np.asarray(cols)))
-        if key not in self.cache:
-            self.cache[key] = self.fn(np.asarray(key, dtype=np.intp))
-        return self.cache[key]
+        runs = range(repeats if self.randomized else 1)
+        for run in runs:
+            if (key, run) not in self.cache:
+                idx = np.asarray(key, dtype=np.intp)
+                self.cache[key, run] = self.fn(idx, run) if self.randomized else self.fn(idx)
+        return float(np.mean([self.cache[key, run] for run in runs]))
 
 
 class _Reconstruction:
