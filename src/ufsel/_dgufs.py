@@ -414,6 +414,10 @@ class DGUFS(PerCountRankingsMixin, BaseSelector):
         self.random_state = random_state
         self.verbose = verbose
 
+    def _problem_size(self, X):
+        """The thread policy sees the n x n matrices of the fit (its eigensolves)."""
+        return X.shape[0] ** 2
+
     def _fit(self, X):
         name = type(self).__name__
         n, d = X.shape

@@ -123,7 +123,6 @@ class LaplacianScore(BaseSelector):
         "neighbors_algorithm": [StrOptions(set(NEIGHBORS_ALGORITHMS))],
         "random_state": ["random_state"],
     }
-    _preserves_float32 = True
     _supports_dask = True
     _sparse_native = True
 
@@ -136,6 +135,11 @@ class LaplacianScore(BaseSelector):
         self.symmetrize = symmetrize
         self.neighbors_algorithm = neighbors_algorithm
         self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
 
     def _fit(self, X):
         check_n_neighbors(self.n_neighbors, X.shape[0], type(self).__name__)

@@ -240,8 +240,6 @@ class MCFS(BaseSelector):
         return scores[0], entry
 
     def _fit_rankings(self, X, counts):
-        X = self._validate_X(X)
-        self.n_features_to_select_ = self._resolve_n_features(X.shape[1])
         Y = self._embed(X)
         scores, entry = mcfs_scores(X, Y, counts, ridge=self.ridge)
         self._set_scores(scores[-1], entry, X=X)

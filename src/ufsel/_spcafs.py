@@ -330,7 +330,6 @@ class SPCAFS(BaseSelector):
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
-    _preserves_float32 = False
     _supports_dask = True
     _sparse_native = True
 

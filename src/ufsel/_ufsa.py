@@ -21,6 +21,7 @@ from .graph import adaptive_neighbors, can_weights, knn_graph, two_hop_candidate
 from .graph._adaptive import _exact_sorted
 from .linalg import l2p_norm, l2p_reweight, polar_factor, stiefel_quadratic
 from .linalg._stats import column_mean_var, gram_matrix, graph_quadratic, sparse_dense_matmul
+from .utils import threads_for
 
 __all__ = ["UFSA", "ufsa_objective"]
 
@@ -66,11 +67,6 @@ def _use_pushthrough(n, d, c):
     return _INNER_PER_OUTER * (4 * n * d * c + 2 * n * n * c) < d ** 3
 
 
-#: Below this many flops for the largest dense kernel of an outer iteration, a fit runs
-#: with one BLAS / OpenMP thread (see _serial_is_faster).
-_SERIAL_MAX_WORK = 2e9
-
-
 def _resolve_solver(solver, n, d, c, gamma):
     """The solver a fit uses: ``"auto"`` resolved (``"operator"`` when d > max(n, 2048),
     ``"pushthrough"`` when :func:`_use_pushthrough`, else ``"dense"``), and
@@ -82,23 +78,6 @@ def _resolve_solver(solver, n, d, c, gamma):
     if solver == "pushthrough" and (d <= n or gamma == 0):
         solver = "dense"
     return solver
-
-
-def _serial_is_faster(n, d, solver):
-    """Whether a fit with the (resolved) ``solver`` runs faster with one thread: when the
-    largest dense kernel of an outer iteration (forming the d x d matrix, ``n d^2``, for
-    the dense solver; the n x n push-through system, ``n^2 d``, otherwise) is below
-    ``_SERIAL_MAX_WORK``.
-
-    The other steps are small products and searches on n x c blocks, where a second
-    thread only adds synchronisation: on 2 cores with two threads, fits took
-    JAFFE 11.1 s, UMIST 25.6 s and COIL20 55.3 s against 7.3, 14.8 and 52.7 s with one
-    (the S-step's OpenMP search alone went from 3 to 34 ms per call on JAFFE, next to
-    OpenBLAS's waiting threads). Running serially also makes these fits independent of
-    the thread count.
-    """
-    work = n * d * d if solver == "dense" else n * n * d
-    return work <= _SERIAL_MAX_WORK
 
 
 def _fortran(X):
@@ -729,11 +708,8 @@ class UFSA(BaseSelector):
     def _fit(self, X):
         n, d = X.shape
         self._check(n, d)
-        if _serial_is_faster(n, d, _resolve_solver(self.solver, n, d, self.n_clusters,
-                                                   self.gamma)):
-            with threadpool_limits(limits=1):
-                return self._fit_iterations(X, serial=True)
-        return self._fit_iterations(X, serial=False)
+        # the base runs a fit under the thread policy: one thread for a small problem
+        return self._fit_iterations(X, serial=threads_for(self._problem_size(X)) == 1)
 
     def _fit_iterations(self, X, serial):
         n, d = X.shape

@@ -114,7 +114,7 @@ def check_fitted(est, X):
     const = est.constant_features_
     assert const.shape == (d,) and const.dtype == bool
     Xv = check_array(X, accept_sparse=("csr", "csc"),
-                     dtype=[np.float64, np.float32] if est._preserves_float32 else np.float64)
+                     dtype=[np.float64, np.float32] if est._preserves_float32() else np.float64)
     np.testing.assert_array_equal(const, constant_features(Xv), "constant_features_ is not X's")
     order = np.argsort(r)
     assert not np.any(np.diff(const[order].astype(int)) < 0), (
