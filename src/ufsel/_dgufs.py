@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 import warnings
 from numbers import Integral, Real
 
@@ -13,8 +12,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from threadpoolctl import ThreadpoolController
 
-from ._iterate import PerCountRankingsMixin, report_history
-from .base import BaseSelector, NumericalError, check_n_neighbors, densify
+from ._iterate import ObjectiveTracker, PerCountRankingsMixin
+from .base import BaseSelector, check_n_neighbors, densify
 from .graph import knn_affinity
 from .linalg import partial_eigh
 
@@ -447,12 +446,13 @@ class DGUFS(PerCountRankingsMixin, BaseSelector):
         factors = None
         tau = None
         prev_keep, n_same = None, 0
-        self.objective_, self.residual_ = [], []
+        track = ObjectiveTracker(name, self.max_iter, self.tol, "alpha or beta",
+                                 verbose=self.verbose)
+        self.objective_, self.residual_ = track.values, []
         stop = np.inf
         converged = False
-        start = time.perf_counter()
         blas = ThreadpoolController()
-        for it in range(1, self.max_iter + 1):
+        for _ in range(self.max_iter):
             with _one_blas_thread(blas):
                 scores, keep = _y_step(Xc, L, m, factors)
                 Yc = Xc[:, keep]
@@ -473,11 +473,8 @@ class DGUFS(PerCountRankingsMixin, BaseSelector):
             M = _m_step(L, Lam, mu, self._GAMMA, out=M, work=work)
             R = np.subtract(L, M, out=work)
             stop = max(float(R.max()), -float(R.min()))
-            if not np.isfinite(obj):
-                raise NumericalError(f"{name}: the objective became {obj} at iteration {it}.")
-            self.objective_.append(obj)
+            track.append(obj)
             self.residual_.append(stop)
-            report_history(name, self.objective_, start, self.verbose)
             same = prev_keep is not None and np.array_equal(keep, prev_keep)
             n_same = n_same + 1 if same else 0
             prev_keep = keep
@@ -499,7 +496,7 @@ class DGUFS(PerCountRankingsMixin, BaseSelector):
             )
         # The subset and scores of the last Y-step, against the final L.
         scores, keep = _y_step(Xc, L, m, factors)
-        self.n_iter_ = it
+        self.n_iter_ = track.n_iter
         self.hsic_scale_ = tau
         self.L_, self.M_, self.S_ = L, M, S
         self.subset_ = keep

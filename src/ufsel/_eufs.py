@@ -10,7 +10,7 @@ from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._iterate import record_objective
+from ._iterate import ObjectiveTracker
 from .base import (
     BaseSelector,
     check_n_clusters,
@@ -235,10 +235,13 @@ class EUFS(BaseSelector):
         xnorm = max(float(np.linalg.norm(X)), np.finfo(float).tiny)
         eta = xnorm**2 / n  # penalty scale of the Z = U constraint (see Notes)
 
-        self.objective_, self.residuals_ = [], []
+        track = ObjectiveTracker(name, self.max_iter, self.tol,
+                                 advice="Standardise the data or decrease alpha/beta.",
+                                 verbose=self.verbose)
+        self.objective_, self.residuals_ = track.values, []
         res = np.inf
         UVt = U @ V.T
-        for it in range(1, self.max_iter + 1):
+        for _ in range(self.max_iter):
             G = X - UVt
             G += Y1 / mu
             E = row_soft_threshold(G, 1.0 / mu)
@@ -258,8 +261,7 @@ class EUFS(BaseSelector):
             # eufs_objective(X, U, V, L), reusing D = X - U V^T
             obj = (l2p_norm(D) + self.alpha * l2p_norm(V)
                    + self.beta * float(np.sum(U * (L @ U))))
-            record_objective(name, self.objective_, obj, it,
-                             "Standardise the data or decrease alpha/beta.", verbose=self.verbose)
+            track.append(obj)
             res = max(float(np.linalg.norm(R1)) / xnorm,
                       float(np.linalg.norm(R2)) / np.sqrt(c))  # ||U||_F = sqrt(c)
             self.residuals_.append((float(np.linalg.norm(R1)) / xnorm,
@@ -268,6 +270,6 @@ class EUFS(BaseSelector):
                 break
         else:
             warn_not_converged(name, self.max_iter, res, self.tol)
-        self.n_iter_ = it
+        self.n_iter_ = track.n_iter
         self.U_, self.V_ = U, V
         return np.linalg.norm(V, axis=1)

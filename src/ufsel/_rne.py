@@ -9,7 +9,7 @@ from scipy.linalg.blas import dgemm, dsymm, dsyrk
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._iterate import PerCountRankingsMixin, record_objective
+from ._iterate import ObjectiveTracker, PerCountRankingsMixin
 from .base import BaseSelector, check_n_neighbors, densify, warn_not_converged
 from .graph import lle_weights
 from .linalg import soft_threshold
@@ -264,9 +264,12 @@ class RNE(PerCountRankingsMixin, BaseSelector):
         M = A @ H
         Y = np.zeros_like(M)
         mu = self._MU0
-        self.objective_ = []
+        track = ObjectiveTracker(name, self.max_iter, self.tol,
+                                 advice="Standardise the data or change alpha.",
+                                 verbose=self.verbose)
+        self.objective_ = track.values
         change = res = np.inf
-        for it in range(1, self.max_iter + 1):
+        for _ in range(self.max_iter):
             step.start(A.T @ M, A.T @ Y, mu)
             for _ in range(self.n_inner):
                 step(H)
@@ -275,15 +278,15 @@ class RNE(PerCountRankingsMixin, BaseSelector):
             R = M - AH
             Y += mu * R
             mu = min(self._RHO * mu, self._MU_MAX)
-            change = record_objective(name, self.objective_, _objective(AH, H, alpha), it,
-                                      "Standardise the data or change alpha.", verbose=self.verbose)
+            track.append(_objective(AH, H, alpha))
+            change = track.last_change
             res = float(np.linalg.norm(R)) / max(float(np.linalg.norm(AH)), np.finfo(float).tiny)
             if self.tol is not None and max(change, res) < self.tol:
                 break
         else:
             if self.tol is not None:  # None asks for max_iter iterations: nothing to warn about
                 warn_not_converged(name, self.max_iter, max(change, res), self.tol)
-        self.n_iter_ = it
+        self.n_iter_ = track.n_iter
         self.H_ = np.ascontiguousarray(H)
         return np.sum(H * H, axis=1)
 

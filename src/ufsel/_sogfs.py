@@ -9,7 +9,7 @@ from scipy import sparse
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 
-from ._iterate import record_objective
+from ._iterate import ObjectiveTracker
 from .base import (
     BaseSelector,
     check_n_clusters,
@@ -422,8 +422,10 @@ class SOGFS(BaseSelector):
         W = step.factor
         F = _initial_f(L, c, rng)
 
-        self.objective_ = []
-        change = np.inf
+        track = ObjectiveTracker(name, self.max_iter, self.tol,
+                                 advice="Decrease gamma or standardise the data.",
+                                 verbose=self.verbose)
+        self.objective_ = track.values
         converged = False
         for it in range(1, self.max_iter + 1):
             Z = X @ W if W.shape[1] else np.zeros((n, 1))  # W W^T may vanish on X's rows
@@ -444,8 +446,7 @@ class SOGFS(BaseSelector):
             ev, Fn = laplacian_smallest(L, min(c + 1, n), random_state=rng)
             F = Fn[:, :c]
             obj = sogfs_objective(X, W, S, F, alpha=alpha, gamma=self.gamma, lam=lam, eps=eps)
-            change = record_objective(name, self.objective_, obj, it,
-                                      "Decrease gamma or standardise the data.", verbose=self.verbose)
+            track.append(obj)
             if self.adapt_lambda:
                 if ev[:c].sum() > _RANK_TOL_C:
                     lam *= 2.0
@@ -454,12 +455,12 @@ class SOGFS(BaseSelector):
                     F = F_old
                 elif it > 1:
                     converged = True
-            elif change < self.tol:
+            elif track.converged:
                 converged = True
             if converged:
                 break
         if not converged:
-            warn_not_converged(name, self.max_iter, change, self.tol)
+            warn_not_converged(name, self.max_iter, track.last_change, self.tol)
         self.n_iter_ = it
         self.W_, self.S_, self.lambda_ = step.vectors, S, lam
         self.tied_ = bool(step.tied)

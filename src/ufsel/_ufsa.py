@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import time
 import warnings
 from numbers import Integral, Real
 
@@ -15,8 +14,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from threadpoolctl import threadpool_limits
 
-from ._iterate import report_history
-from .base import BaseSelector, NumericalError, warn_not_converged
+from ._iterate import ObjectiveTracker
+from .base import BaseSelector, warn_not_converged
 from .graph import adaptive_neighbors, can_weights, knn_graph, two_hop_candidates
 from .graph._adaptive import _exact_sorted
 from .linalg import l2p_norm, l2p_reweight, polar_factor, stiefel_quadratic
@@ -739,11 +738,12 @@ class UFSA(BaseSelector):
         W = polar_factor(step.xthf(F))
         lambdas = None
         n_candidates = None
-        objective = []
+        track = ObjectiveTracker("UFSA", self.max_iter, self.tol, verbose=self.verbose,
+                                 advice=f"Rescale the data or reduce alpha (got {alpha:g}) / "
+                                        f"gamma (got {gamma:g}).")
+        objective = track.values
         w_converged, w_steps = [], []
         converged = False
-        change = np.inf
-        start = time.perf_counter()
         for it in range(self.max_iter):
             # W-step (b eliminated, Eq. 9-12), under W^T W = I.
             g = l2p_reweight(W, 1.0, eps)
@@ -803,21 +803,11 @@ class UFSA(BaseSelector):
                                                 random_state=rng) if two_hop else None))
             n_candidates = int(1.25 * np.diff(S.indptr).max()) + 2
             obj = ufsa_objective(X, W, b, F, S, lambdas, alpha, gamma, eps)
-            if not np.isfinite(obj):
-                raise NumericalError(
-                    f"UFSA: objective (7) became {obj} at iteration {it + 1}. Rescale the "
-                    f"data or reduce alpha (got {alpha:g}) / gamma (got {gamma:g})."
-                )
-            objective.append(obj)
-            report_history("UFSA", objective, start, self.verbose)
-            if len(objective) > 1:
-                prev = objective[-2]
-                change = abs(prev - obj) / max(abs(prev), np.finfo(float).tiny)
-                if change < self.tol:
-                    converged = True
-                    break
+            if track.append(obj):
+                converged = True
+                break
         if not converged and self.max_iter > 1:
-            warn_not_converged("UFSA", self.max_iter, change, self.tol)
+            warn_not_converged("UFSA", self.max_iter, track.last_change, self.tol)
         n_bad = len(w_converged) - int(np.sum(w_converged))
         if n_bad:
             warnings.warn(
