@@ -8,13 +8,11 @@ from numbers import Integral, Real
 import numpy as np
 from scipy import linalg
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from threadpoolctl import ThreadpoolController
 
 from ._iterate import ObjectiveTracker, PerCountRankingsMixin
-from .base import BaseSelector, check_n_neighbors, densify
-from .graph import knn_affinity
+from .base import BaseSelector, densify
 from .linalg import partial_eigh
 
 __all__ = ["DGUFS", "dgufs_objective"]
@@ -426,12 +424,11 @@ class DGUFS(PerCountRankingsMixin, BaseSelector):
                 f"variable and multiplier); it is limited to n_samples <= {MAX_SAMPLES}, got "
                 f"{n}. Subsample the data or use a graph-sparse method (SOGFS, EUFS)."
             )
-        check_n_neighbors(self.n_neighbors, n, name)
-        rng = check_random_state(self.random_state)
+        rng = self._start_fit(X)
         m = self.n_features_to_select_
         Xd = np.asarray(densify(X, name), dtype=np.float64)
         Xc = Xd - Xd.mean(axis=0)
-        S = knn_affinity(X, self.n_neighbors, weight="binary", symmetrize_mode="max").toarray()
+        S = self._knn_affinity(X, weight="binary", symmetrize_mode="max").toarray()
         np.fill_diagonal(S, 1.0)
         S_rows, S_cols = np.nonzero(S)
         S_vals = S[S_rows, S_cols]

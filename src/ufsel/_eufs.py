@@ -7,18 +7,15 @@ from numbers import Integral, Real
 import numpy as np
 from scipy import linalg
 from sklearn.cluster import KMeans
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._iterate import ObjectiveTracker
 from .base import (
     BaseSelector,
-    check_n_clusters,
-    check_n_neighbors,
     densify,
     warn_not_converged,
 )
-from .graph import graph_laplacian, knn_affinity
+from .graph import graph_laplacian
 from .graph._knn import WEIGHTS
 from .linalg import l2p_norm, row_soft_threshold, scaled_indicator
 
@@ -214,11 +211,9 @@ class EUFS(BaseSelector):
         name = type(self).__name__
         n, d = X.shape
         c = self.n_clusters
-        check_n_neighbors(self.n_neighbors, n, name)
-        check_n_clusters(c, n, name)
-        rng = check_random_state(self.random_state)
+        rng = self._start_fit(X)
         X = np.asarray(densify(X, name), dtype=np.float64)
-        Wg = knn_affinity(X, self.n_neighbors, weight=self.weight, random_state=rng)
+        Wg = self._knn_affinity(X, rng)
         L, deg = graph_laplacian(Wg, return_diag=True)
         lip = 2.0 * float(deg.max()) if deg.size else 0.0  # >= lambda_max(L)
 

@@ -7,8 +7,8 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .base import BaseSelector, check_n_neighbors
-from .graph import NEIGHBORS_ALGORITHMS, knn_affinity
+from .base import BaseSelector
+from .graph import NEIGHBORS_ALGORITHMS
 from .graph._knn import SYMMETRIZE, WEIGHTS
 from .linalg import graph_quadratic, weighted_moments
 
@@ -142,10 +142,7 @@ class LaplacianScore(BaseSelector):
         return tags
 
     def _fit(self, X):
-        check_n_neighbors(self.n_neighbors, X.shape[0], type(self).__name__)
-        W = knn_affinity(X, self.n_neighbors, weight=self.weight, t=self.t,
-                         symmetrize_mode=self.symmetrize, algorithm=self.neighbors_algorithm,
-                         random_state=self.random_state)
+        W = self._knn_affinity(X, self._start_fit(X))
         lr = laplacian_score(X, W)
         self.laplacian_scores_ = lr
         return np.where(np.isnan(lr), CONSTANT_FEATURE_SCORE, 1.0 - lr)

@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import randomized_svd
 
 from ._iterate import CLUSTER_GRAPH_CONSTRAINTS, ITERATIVE_CONSTRAINTS, ObjectiveTracker
-from .base import BaseSelector, NumericalError, check_n_clusters, check_n_neighbors, densify
+from .base import BaseSelector, NumericalError, densify
 from .graph import (
     global_discriminative_laplacian,
     local_centered_kernels,
@@ -348,9 +348,7 @@ class LGDFS(BaseSelector):
         name = type(self).__name__
         X = densify(X, name)
         n, d = X.shape
-        check_n_neighbors(self.n_neighbors, n, name)
-        check_n_clusters(self.n_clusters, n, name)
-        rng = check_random_state(self.random_state)
+        rng = self._start_fit(X)
         alpha, lam_g, lam_l = self.alpha, self.lambda_global, self.lambda_local
 
         z = np.full(d, 1.0 / d)

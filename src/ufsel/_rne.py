@@ -6,11 +6,10 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.linalg.blas import dgemm, dsymm, dsyrk
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._iterate import ObjectiveTracker, PerCountRankingsMixin
-from .base import BaseSelector, check_n_neighbors, densify, warn_not_converged
+from .base import BaseSelector, densify, warn_not_converged
 from .graph import lle_weights
 from .linalg import soft_threshold
 
@@ -246,8 +245,7 @@ class RNE(PerCountRankingsMixin, BaseSelector):
     def _fit(self, X):
         name = type(self).__name__
         n, d = X.shape
-        check_n_neighbors(self.n_neighbors, n, name)
-        rng = check_random_state(self.random_state)
+        rng = self._start_fit(X)
         X = np.asarray(densify(X, name), dtype=np.float64)
         # LLE reference rule: regularise C by 1e-3 trace(C) only when K > d
         Wl = lle_weights(X, self.n_neighbors, reg=1e-3 if self.n_neighbors > d else 1e-12)

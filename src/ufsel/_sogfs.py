@@ -6,14 +6,11 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy import sparse
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 
 from ._iterate import ObjectiveTracker
 from .base import (
     BaseSelector,
-    check_n_clusters,
-    check_n_neighbors,
     densify,
     warn_not_converged,
 )
@@ -397,12 +394,10 @@ class SOGFS(BaseSelector):
         n, d = X.shape
         k, c = self.n_neighbors, self.n_clusters
         m = self.n_components or min(c, d)
-        check_n_neighbors(k + 1, n, name)
-        check_n_clusters(c, n, name)
+        rng = self._start_fit(X, n_neighbors=k + 1)
         if m > d:
             raise ValueError(f"{name}: n_components={m} exceeds the number of features ({d}). "
                              f"Pass n_components <= {d}.")
-        rng = check_random_state(self.random_state)
         X = center_unit_norm(densify(X, name))
         eps = np.finfo(float).eps
 

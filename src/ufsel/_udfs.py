@@ -6,11 +6,10 @@ from numbers import Real
 
 import numpy as np
 from scipy import sparse
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._iterate import CLUSTER_GRAPH_CONSTRAINTS, ITERATIVE_CONSTRAINTS, ObjectiveTracker
-from .base import BaseSelector, check_n_neighbors
+from .base import BaseSelector
 from .graph import knn_graph
 from .linalg import (
     KyFanStep,
@@ -297,13 +296,12 @@ class UDFS(BaseSelector):
     def _fit(self, X):
         name = type(self).__name__
         n, d = X.shape
-        check_n_neighbors(self.n_neighbors, n, name)
+        rng = self._start_fit(X, n_clusters=False)  # n_clusters is bounded by d, below
         if self.n_clusters > d:
             raise ValueError(
                 f"{name} needs n_clusters <= n_features, got n_clusters={self.n_clusters} with "
                 f"{d} features. Pass n_clusters <= {d}."
             )
-        rng = check_random_state(self.random_state)
         L = udfs_local_scatter(X, self.n_neighbors, reg=self.reg)
         M = None
 
