@@ -15,8 +15,7 @@ from .base import (
     densify,
     warn_not_converged,
 )
-from .graph import graph_laplacian
-from .graph._knn import WEIGHTS
+from .graph import WEIGHTS, graph_laplacian
 from .linalg import l2p_norm, row_soft_threshold, scaled_indicator
 
 __all__ = ["EUFS", "eufs_objective"]

@@ -10,8 +10,13 @@ from scipy import sparse
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .base import BaseSelector
-from .graph import null_space_dimension, spectral_embedding
-from .graph._knn import SYMMETRIZE, _bandwidth_before_search, knn_affinity_and_bandwidth
+from .graph import (
+    SYMMETRIZE,
+    bandwidth_before_search,
+    knn_affinity_and_bandwidth,
+    null_space_dimension,
+    spectral_embedding,
+)
 
 __all__ = ["EVSC", "eigenvalue_sensitivity"]
 
@@ -197,7 +202,7 @@ class EVSC(BaseSelector):
     def _fit(self, X):
         name = type(self).__name__
         rng = self._start_fit(X)
-        t = _bandwidth_before_search(X, self.t, random_state=rng)
+        t = bandwidth_before_search(X, self.t, random_state=rng)
         W, t = knn_affinity_and_bandwidth(X, self.n_neighbors, weight="heat", t=t,
                                           symmetrize_mode=self.symmetrize)
         Y, lam = spectral_embedding(W, max(self.n_clusters - 1, 1), eigen_solver=self.eigen_solver,

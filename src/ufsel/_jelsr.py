@@ -18,10 +18,10 @@ from .linalg import (
     gram_matrix,
     l2p_norm,
     l2p_reweight,
+    resolve_eigen_method,
     scatter_matrix,
     smallest_eigvecs,
 )
-from .linalg._warm_eigh import resolve_eigen_method
 
 __all__ = ["JELSR", "jelsr_embedding_laplacian", "jelsr_objective"]
 

@@ -8,8 +8,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .base import BaseSelector
-from .graph import NEIGHBORS_ALGORITHMS
-from .graph._knn import SYMMETRIZE, WEIGHTS
+from .graph import NEIGHBORS_ALGORITHMS, SYMMETRIZE, WEIGHTS
 from .linalg import graph_quadratic, weighted_moments
 
 __all__ = ["LaplacianScore", "laplacian_score"]

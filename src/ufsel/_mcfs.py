@@ -8,8 +8,13 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .base import BaseSelector, ranking_from_scores
-from .graph import EIGEN_SOLVERS, NEIGHBORS_ALGORITHMS, determined_spectral_embedding
-from .graph._knn import SYMMETRIZE, WEIGHTS
+from .graph import (
+    EIGEN_SOLVERS,
+    NEIGHBORS_ALGORITHMS,
+    SYMMETRIZE,
+    WEIGHTS,
+    determined_spectral_embedding,
+)
 from .linalg import gram_matrix, lars_at_cardinalities, transpose_dot
 
 __all__ = ["MCFS", "mcfs_scores"]

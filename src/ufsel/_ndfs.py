@@ -15,8 +15,7 @@ from ._iterate import (
     safeguarded_multiplicative,
 )
 from .base import BaseSelector, NumericalError
-from .graph import determined_spectral_embedding, graph_laplacian
-from .graph._knn import WEIGHTS
+from .graph import WEIGHTS, determined_spectral_embedding, graph_laplacian
 from .linalg import (
     gram_matrix,
     kmeans_indicator,

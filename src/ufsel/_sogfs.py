@@ -20,17 +20,17 @@ from .graph import (
     laplacian_smallest,
     nearest_by_exact_distance,
     null_space_dimension,
+    padded_rows,
 )
-from .graph._knn import _padded_rows
 from .linalg import (
+    RowSpaceQuadratic,
     center_unit_norm,
+    check_gram_size,
     ky_fan_smallest,
     l2p_norm,
+    l2p_reweight_from_sq,
     project_simplex,
 )
-from .linalg._ky_fan import RowSpaceQuadratic
-from .linalg._sparse_reg import _l2p_reweight_from_sq
-from .linalg._stats import _check_gram_size
 
 __all__ = ["SOGFS", "sogfs_objective"]
 
@@ -88,7 +88,7 @@ def _candidates(knn_idx, S):
 
     Returns an int array (n, w) padded with -1, without duplicates.
     """
-    old, _, _ = _padded_rows(S)
+    old, _, _ = padded_rows(S)
     C = np.concatenate([knn_idx.astype(np.intp), old], axis=1)
     C.sort(axis=1)
     dup = np.zeros(C.shape, dtype=bool)
@@ -386,7 +386,7 @@ class SOGFS(BaseSelector):
     @staticmethod
     def _scatter(X, L):
         """``X^T L X`` (d x d, dense), refused with a clear error above the size limit."""
-        _check_gram_size(X.shape[1], "SOGFS")
+        check_gram_size(X.shape[1], "SOGFS")
         return X.T @ (L @ X)
 
     def _fit(self, X):
@@ -433,7 +433,7 @@ class SOGFS(BaseSelector):
                 np.hstack([Z, np.sqrt(lam) * F]) if step.tied else Z, k)
             S = _s_step(Z, F, _candidates(knn_z, S), alpha, lam)
             L = _laplacian(S)
-            q = _l2p_reweight_from_sq(step.weights, 1.0, eps)  # at diag(W W^T)
+            q = l2p_reweight_from_sq(step.weights, 1.0, eps)  # at diag(W W^T)
             new = wide.step(wide.reduced(L), self.gamma * q, m) if woodbury else None
             step = new if new is not None else _w_step(self._scatter(X, L), q, self.gamma, m)
             W = step.factor

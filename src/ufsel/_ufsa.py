@@ -16,10 +16,23 @@ from threadpoolctl import threadpool_limits
 
 from ._iterate import ObjectiveTracker
 from .base import BaseSelector, warn_not_converged
-from .graph import adaptive_neighbors, can_weights, knn_graph, two_hop_candidates
-from .graph._adaptive import _exact_sorted
-from .linalg import l2p_norm, l2p_reweight, polar_factor, stiefel_quadratic
-from .linalg._stats import column_mean_var, gram_matrix, graph_quadratic, sparse_dense_matmul
+from .graph import (
+    adaptive_neighbors,
+    can_weights,
+    knn_graph,
+    sorted_candidate_distances,
+    two_hop_candidates,
+)
+from .linalg import (
+    column_mean_var,
+    gram_matrix,
+    graph_quadratic,
+    l2p_norm,
+    l2p_reweight,
+    polar_factor,
+    sparse_dense_matmul,
+    stiefel_quadratic,
+)
 from .utils import threads_for
 
 __all__ = ["UFSA", "ufsa_objective"]
@@ -732,7 +745,7 @@ class UFSA(BaseSelector):
 
         # Initialisation (Algorithm 3.1, steps 1-2).
         _, ind = knn_graph(X, min(k + 3, n - 1), random_state=rng)
-        d2, ind = _exact_sorted(X, ind)
+        d2, ind = sorted_candidate_distances(X, ind)
         S, _ = can_weights(d2[:, :k + 1], ind[:, :k + 1], k)
         F = rng.uniform(0.0, 1.0, size=(n, c))
         W = polar_factor(step.xthf(F))

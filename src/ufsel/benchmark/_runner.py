@@ -125,7 +125,7 @@ def _plan_settings(exp, ds_label, n_classes, counts, fp, version, failures, prot
     label-free estimate; it replaces the ``"n_classes"`` tokens and is the
     automatic ``n_clusters``.
     """
-    from .._registry import SELECTORS
+    from .. import SELECTORS
 
     out = []
     for m in exp.methods:

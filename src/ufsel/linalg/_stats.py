@@ -163,7 +163,7 @@ def constant_features(X, *, rtol=CONSTANT_RTOL):
     return (lo == hi) | (std <= rtol * smax)
 
 
-def _check_gram_size(d, owner):
+def check_gram_size(d, owner):
     need = d * d * 8
     if need > MAX_GRAM_BYTES:
         raise ValueError(
@@ -194,7 +194,7 @@ def gram_matrix(X, *, owner="ufsel"):
     Raises a ValueError naming ``owner`` when the d x d result would exceed
     ``MAX_GRAM_BYTES``.
     """
-    _check_gram_size(X.shape[1], owner)
+    check_gram_size(X.shape[1], owner)
     if is_dask_array(X):
         return np.asarray(_compute(X.T @ X)[0])
     G = X.T @ X
@@ -208,7 +208,7 @@ def scatter_matrix(X, *, owner="ufsel"):
     would densify it); a dask X gives both terms in one blockwise pass. The
     result has X's floating dtype (float32 stays float32).
     """
-    _check_gram_size(X.shape[1], owner)
+    check_gram_size(X.shape[1], owner)
     n = X.shape[0]
     if is_dask_array(X):
         G, s1 = _compute(X.T @ X, X.sum(axis=0, dtype=np.float64))
