@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from ._cache import Store, atomic_write_text, canonical_json, content_key, to_jsonable
-from ._spec import load_experiment, resolve_params
+from ._experiment import load_experiment, resolve_params
 from ._tables import build_tables, write_tables
 from ._units import DataRef, EvalTask, FitTask, eval_key, fit_key, load_data, run_eval, run_fit
 
