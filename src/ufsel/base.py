@@ -362,9 +362,15 @@ class BaseSelector(SelectorMixin, BaseEstimator):
     disagree, ``ranking_`` is the authority, and it is consistent with
     ``scores_`` within the non-constant and within the constant features.
 
-    ``fit`` validates X (:meth:`_validate_X`, including
-    :func:`check_magnitude`) and runs ``_fit`` inside :func:`numerical_guard`;
-    the reliability contract is in ``docs/guide/reliability.md``.
+    ``fit`` and ``fit_rankings`` validate the parameters (``_fit_context``)
+    and X (:meth:`_validate_X`, including :func:`check_magnitude`) alike, and
+    run the computation in one scope (:meth:`_fit_scope`): under the thread
+    policy (:func:`ufsel.utils.thread_limit` for ``_problem_size(X)``, ``n *
+    d`` unless a method overrides it) and inside :func:`numerical_guard`. A
+    graph or cluster based ``_fit`` starts with :meth:`_start_fit` (sample
+    count checks, random generator) and builds its k-NN graph with
+    :meth:`_knn_affinity`. The reliability contract is in
+    ``docs/guide/reliability.md``.
 
     Attributes set by ``fit``
     -------------------------
