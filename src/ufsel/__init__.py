@@ -19,24 +19,22 @@ from ._pivoted_qr import PivotedQR  # noqa: E402
 
 register("maxvariance", MaxVariance)
 register("pivotedqr", PivotedQR)
-register("laplacianscore", LaplacianScore, test_params={"n_neighbors": 3})
-register("mcfs", MCFS, test_params={"n_neighbors": 3, "n_clusters": 2})
+register("laplacianscore", LaplacianScore)
+register("mcfs", MCFS)
 
 # --- seed methods: SPCAFS, UFSA ---
 from ._spcafs import SPCAFS  # noqa: E402
 from ._ufsa import UFSA  # noqa: E402
 
-register("spcafs", SPCAFS, test_params={"n_components": 2, "max_iter": 30})
-register("ufsa", UFSA,
-         test_params={"n_clusters": 2, "n_neighbors": 3, "max_iter": 5, "tol": 1e-2,
-                      "w_max_iter": 2000})
+register("spcafs", SPCAFS)
+register("ufsa", UFSA)
 
 # --- seed methods: RSFS, LGDFS ---
 from ._lgdfs import LGDFS  # noqa: E402
 from ._rsfs import RSFS  # noqa: E402
 
-register("rsfs", RSFS, test_params={"n_neighbors": 3, "n_clusters": 2, "max_iter": 5, "tol": 0.1})
-register("lgdfs", LGDFS, test_params={"n_neighbors": 3, "n_clusters": 2, "max_iter": 3, "tol": 0.1})
+register("rsfs", RSFS)
+register("lgdfs", LGDFS)
 
 # --- baselines ---
 # spectral-regression and embedding baselines: JELSR, NDFS, RUFS, SPEC, UDFS
@@ -46,11 +44,11 @@ from ._rufs import RUFS  # noqa: E402
 from ._spec import SPEC  # noqa: E402
 from ._udfs import UDFS  # noqa: E402
 
-register("udfs", UDFS, test_params={"n_neighbors": 3, "n_clusters": 2, "max_iter": 5, "tol": 1e-2})
-register("ndfs", NDFS, test_params={"n_neighbors": 3, "n_clusters": 2, "max_iter": 5, "tol": 1e-2})
-register("jelsr", JELSR, test_params={"n_neighbors": 3, "n_clusters": 2, "max_iter": 5, "tol": 1e-2})
-register("rufs", RUFS, test_params={"n_neighbors": 3, "n_clusters": 2, "max_iter": 5, "tol": 1e-2})
-register("spec", SPEC, test_params={"n_neighbors": 3, "n_clusters": 2})
+register("udfs", UDFS)
+register("ndfs", NDFS)
+register("jelsr", JELSR)
+register("rufs", RUFS)
+register("spec", SPEC)
 
 # further baselines: DGUFS, EUFS, EVSC, Q-alpha, RNE, SOGFS
 from ._dgufs import DGUFS  # noqa: E402
@@ -60,12 +58,12 @@ from ._qalpha import QAlpha  # noqa: E402
 from ._rne import RNE  # noqa: E402
 from ._sogfs import SOGFS  # noqa: E402
 
-register("evsc", EVSC, test_params={"n_neighbors": 3, "n_clusters": 2})
-register("qalpha", QAlpha, test_params={"n_clusters": 2, "max_iter": 20})
-register("eufs", EUFS, test_params={"n_neighbors": 3, "n_clusters": 2, "max_iter": 20})
-register("dgufs", DGUFS, test_params={"n_neighbors": 3, "max_iter": 2})
-register("sogfs", SOGFS, test_params={"n_neighbors": 3, "n_clusters": 2, "max_iter": 10})
-register("rne", RNE, test_params={"n_neighbors": 3, "max_iter": 10, "n_inner": 5})
+register("evsc", EVSC)
+register("qalpha", QAlpha)
+register("eufs", EUFS)
+register("dgufs", DGUFS)
+register("sogfs", SOGFS)
+register("rne", RNE)
 
 # --- label-free model selection ---
 from .model_selection import AutoSelector, select_features  # noqa: E402

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import time
 import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from scipy import linalg
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from threadpoolctl import ThreadpoolController
 
-from ._iterate import PerCountRankingsMixin, report_history
-from .base import BaseSelector, NumericalError, check_n_neighbors, densify
-from .graph import knn_affinity
+from ._iterate import ObjectiveTracker, PerCountRankingsMixin
+from .base import BaseSelector, densify
 from .linalg import partial_eigh
 
 __all__ = ["DGUFS", "dgufs_objective"]
@@ -368,6 +365,10 @@ class DGUFS(PerCountRankingsMixin, BaseSelector):
         self.random_state = random_state
         self.verbose = verbose
 
+    def _problem_size(self, X):
+        """The thread policy sees the n x n matrices of the fit (its eigensolves)."""
+        return X.shape[0] ** 2
+
     def _fit(self, X):
         name = type(self).__name__
         n, d = X.shape
@@ -377,12 +378,11 @@ class DGUFS(PerCountRankingsMixin, BaseSelector):
                 f"variable and multiplier); it is limited to n_samples <= {MAX_SAMPLES}, got "
                 f"{n}. Subsample the data or use a graph-sparse method (SOGFS, EUFS)."
             )
-        check_n_neighbors(self.n_neighbors, n, name)
-        rng = check_random_state(self.random_state)
+        rng = self._start_fit(X)
         m = self.n_features_to_select_
         Xd = np.asarray(densify(X, name), dtype=np.float64)
         Xc = Xd - Xd.mean(axis=0)
-        S = knn_affinity(X, self.n_neighbors, weight="binary", symmetrize_mode="max").toarray()
+        S = self._knn_affinity(X, weight="binary", symmetrize_mode="max").toarray()
         np.fill_diagonal(S, 1.0)
         S_rows, S_cols = np.nonzero(S)
         S_vals = S[S_rows, S_cols]
@@ -397,12 +397,13 @@ class DGUFS(PerCountRankingsMixin, BaseSelector):
         factors = None
         tau = None
         prev_keep, n_same = None, 0
-        self.objective_, self.residual_ = [], []
+        track = ObjectiveTracker(name, self.max_iter, self.tol, "alpha or beta",
+                                 verbose=self.verbose)
+        self.objective_, self.residual_ = track.values, []
         stop = np.inf
         converged = False
-        start = time.perf_counter()
         blas = ThreadpoolController()
-        for it in range(1, self.max_iter + 1):
+        for _ in range(self.max_iter):
             with _one_blas_thread(blas):
                 scores, keep = _y_step(Xc, L, m, factors)
                 Yc = Xc[:, keep]
@@ -423,11 +424,8 @@ class DGUFS(PerCountRankingsMixin, BaseSelector):
             M = _m_step(L, Lam, mu, self._GAMMA, out=M, work=work)
             R = np.subtract(L, M, out=work)
             stop = max(float(R.max()), -float(R.min()))
-            if not np.isfinite(obj):
-                raise NumericalError(f"{name}: the objective became {obj} at iteration {it}.")
-            self.objective_.append(obj)
+            track.append(obj)
             self.residual_.append(stop)
-            report_history(name, self.objective_, start, self.verbose)
             same = prev_keep is not None and np.array_equal(keep, prev_keep)
             n_same = n_same + 1 if same else 0
             prev_keep = keep
@@ -449,7 +447,7 @@ class DGUFS(PerCountRankingsMixin, BaseSelector):
             )
         # The subset and scores of the last Y-step, against the final L.
         scores, keep = _y_step(Xc, L, m, factors)
-        self.n_iter_ = it
+        self.n_iter_ = track.n_iter
         self.hsic_scale_ = tau
         self.L_, self.M_, self.S_ = L, M, S
         self.subset_ = keep

@@ -7,19 +7,15 @@ from numbers import Integral, Real
 import numpy as np
 from scipy import linalg
 from sklearn.cluster import KMeans
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._iterate import record_objective
+from ._iterate import ObjectiveTracker
 from .base import (
     BaseSelector,
-    check_n_clusters,
-    check_n_neighbors,
     densify,
     warn_not_converged,
 )
-from .graph import graph_laplacian, knn_affinity
-from .graph._knn import WEIGHTS
+from .graph import WEIGHTS, graph_laplacian
 from .linalg import l2p_norm, row_soft_threshold, scaled_indicator
 
 __all__ = ["EUFS", "eufs_objective"]
@@ -219,11 +215,9 @@ class EUFS(BaseSelector):
         name = type(self).__name__
         n, d = X.shape
         c = self.n_clusters
-        check_n_neighbors(self.n_neighbors, n, name)
-        check_n_clusters(c, n, name)
-        rng = check_random_state(self.random_state)
+        rng = self._start_fit(X)
         X = np.asarray(densify(X, name), dtype=np.float64)
-        Wg = knn_affinity(X, self.n_neighbors, weight=self.weight, random_state=rng)
+        Wg = self._knn_affinity(X, rng)
         L, deg = graph_laplacian(Wg, return_diag=True)
         lip = 2.0 * float(deg.max()) if deg.size else 0.0  # >= lambda_max(L)
 
@@ -240,10 +234,13 @@ class EUFS(BaseSelector):
         xnorm = max(float(np.linalg.norm(X)), np.finfo(float).tiny)
         eta = xnorm**2 / n  # penalty scale of the Z = U constraint (see Notes)
 
-        self.objective_, self.residuals_ = [], []
+        track = ObjectiveTracker(name, self.max_iter, self.tol,
+                                 advice="Standardise the data or decrease alpha/beta.",
+                                 verbose=self.verbose)
+        self.objective_, self.residuals_ = track.values, []
         res = np.inf
         UVt = U @ V.T
-        for it in range(1, self.max_iter + 1):
+        for _ in range(self.max_iter):
             G = X - UVt
             G += Y1 / mu
             E = row_soft_threshold(G, 1.0 / mu)
@@ -263,8 +260,7 @@ class EUFS(BaseSelector):
             # eufs_objective(X, U, V, L), reusing D = X - U V^T
             obj = (l2p_norm(D) + self.alpha * l2p_norm(V)
                    + self.beta * float(np.sum(U * (L @ U))))
-            record_objective(name, self.objective_, obj, it,
-                             "Standardise the data or decrease alpha/beta.", verbose=self.verbose)
+            track.append(obj)
             res = max(float(np.linalg.norm(R1)) / xnorm,
                       float(np.linalg.norm(R2)) / np.sqrt(c))  # ||U||_F = sqrt(c)
             self.residuals_.append((float(np.linalg.norm(R1)) / xnorm,
@@ -273,6 +269,6 @@ class EUFS(BaseSelector):
                 break
         else:
             warn_not_converged(name, self.max_iter, res, self.tol)
-        self.n_iter_ = it
+        self.n_iter_ = track.n_iter
         self.U_, self.V_ = U, V
         return np.linalg.norm(V, axis=1)

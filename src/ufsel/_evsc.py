@@ -7,12 +7,16 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy import sparse
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .base import BaseSelector, check_n_clusters, check_n_neighbors
-from .graph import null_space_dimension, spectral_embedding
-from .graph._knn import SYMMETRIZE, _bandwidth_before_search, knn_affinity_and_bandwidth
+from .base import BaseSelector
+from .graph import (
+    SYMMETRIZE,
+    bandwidth_before_search,
+    knn_affinity_and_bandwidth,
+    null_space_dimension,
+    spectral_embedding,
+)
 
 __all__ = ["EVSC", "eigenvalue_sensitivity"]
 
@@ -197,11 +201,8 @@ class EVSC(BaseSelector):
 
     def _fit(self, X):
         name = type(self).__name__
-        n = X.shape[0]
-        check_n_neighbors(self.n_neighbors, n, name)
-        check_n_clusters(self.n_clusters, n, name)
-        rng = check_random_state(self.random_state)
-        t = _bandwidth_before_search(X, self.t, random_state=rng)
+        rng = self._start_fit(X)
+        t = bandwidth_before_search(X, self.t, random_state=rng)
         W, t = knn_affinity_and_bandwidth(X, self.n_neighbors, weight="heat", t=t,
                                           symmetrize_mode=self.symmetrize)
         Y, lam = spectral_embedding(W, max(self.n_clusters - 1, 1), eigen_solver=self.eigen_solver,

@@ -15,9 +15,7 @@ __all__ = [
     "ITERATIVE_CONSTRAINTS",
     "ObjectiveTracker",
     "PerCountRankingsMixin",
-    "record_objective",
     "relative_change",
-    "report_history",
     "report_iteration",
     "safeguarded_multiplicative",
 ]
@@ -43,28 +41,29 @@ def report_iteration(owner, iteration, value, change, start, verbose):
           f"  elapsed {time.perf_counter() - start:.2f} s", flush=True)
 
 
-def report_history(owner, history, start, verbose):
-    """:func:`report_iteration` for the last value of an objective history (a list)."""
-    if verbose and verbose > 0 and len(history):
-        change = relative_change(history[-2], history[-1]) if len(history) > 1 else np.inf
-        report_iteration(owner, len(history), history[-1], change, start, verbose)
-
-
 class ObjectiveTracker:
-    """Records one objective value per iteration and decides when to stop.
+    """Records one objective value per iteration and decides when to stop: the one
+    iteration bookkeeping of the iterative selectors.
 
     ``append(value)`` returns True when the relative change
-    ``|f_{t-1} - f_t| / max(|f_{t-1}|, tiny)`` falls below ``tol``; it raises
-    :class:`~ufsel.base.NumericalError` (naming ``owner`` and ``hint``) when
-    the value is NaN or infinite. ``finish()`` emits the shared
+    ``|f_{t-1} - f_t| / max(|f_{t-1}|, tiny)`` (``last_change``, inf after the
+    first value) falls below ``tol`` (never when ``tol`` is None); it raises
+    :class:`~ufsel.base.NumericalError` when the value is NaN or infinite,
+    naming ``owner`` and ending with ``advice`` (default: "Standardise the
+    features or change <hint>."). ``finish()`` emits the shared
     ConvergenceWarning when ``max_iter`` was reached without converging and
-    returns the history as an array. With ``verbose > 0`` every ``append``
-    prints one line (:func:`report_iteration`; elapsed time counted from the
-    tracker's creation, just before the selector's loop).
+    returns the history as an array. A selector with its own stopping rule
+    (residuals, a stable subset) reads ``last_change`` and warns itself.
+    ``values`` is the history, a list that grows in place. With ``verbose >
+    0`` every ``append`` prints one line (:func:`report_iteration`; elapsed
+    time counted from the tracker's creation, just before the selector's loop).
     """
 
-    def __init__(self, owner, max_iter, tol, hint="a regularisation parameter", *, verbose=0):
+    def __init__(self, owner, max_iter, tol, hint="a regularisation parameter", *, verbose=0,
+                 advice=None):
         self.owner, self.max_iter, self.tol, self.hint = owner, max_iter, tol, hint
+        self.advice = advice if advice is not None else (
+            f"Standardise the features or change {hint}.")
         self.verbose = verbose
         self.start = time.perf_counter()
         self.values = []
@@ -76,12 +75,12 @@ class ObjectiveTracker:
         if not np.isfinite(value):
             raise NumericalError(
                 f"{self.owner}: the objective became {value} at iteration {len(self.values) + 1}. "
-                f"Standardise the features or change {self.hint}."
+                f"{self.advice}"
             )
         if self.values:
             prev = self.values[-1]
             self.last_change = relative_change(prev, value)
-            self.converged = self.last_change < self.tol
+            self.converged = self.tol is not None and self.last_change < self.tol
         self.values.append(value)
         report_iteration(self.owner, len(self.values), value,
                          self.last_change if len(self.values) > 1 else np.inf, self.start,
@@ -134,35 +133,6 @@ CLUSTER_GRAPH_CONSTRAINTS = {
     "n_clusters": [Interval(Integral, 1, None, closed="left")],
     "n_neighbors": [Interval(Integral, 1, None, closed="left")],
 }
-
-
-#: Start times of the histories that :func:`record_objective` reports on (by list id).
-_REPORT_STARTS = {}
-
-
-def record_objective(owner, history, value, iteration, hint, *, verbose=0, start=None):
-    """Append ``value`` to ``history`` and return its relative change from the previous value.
-
-    Raises :class:`NumericalError` (naming ``owner`` and the fix in ``hint``)
-    when the objective is NaN or infinite. The first value's change is inf.
-    With ``verbose > 0`` prints one line (:func:`report_iteration`); the
-    elapsed time counts from ``start`` (a ``time.perf_counter()`` value) or,
-    when None, from the moment the selector built its first objective value.
-    """
-    value = float(value)
-    if not np.isfinite(value):
-        raise NumericalError(f"{owner}: the objective became {value} at iteration "
-                             f"{iteration}. {hint}")
-    history.append(value)
-    change = np.inf if len(history) < 2 else relative_change(history[-2], value)
-    if verbose and verbose > 0:
-        if start is None:
-            if len(history) == 1:
-                _REPORT_STARTS.clear()  # one fit reports at a time per process
-                _REPORT_STARTS[id(history)] = time.perf_counter()
-            start = _REPORT_STARTS.get(id(history), time.perf_counter())
-        report_iteration(owner, iteration, value, change, start, verbose)
-    return change
 
 
 class PerCountRankingsMixin:

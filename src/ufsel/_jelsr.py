@@ -7,11 +7,10 @@ from numbers import Real
 import numpy as np
 from scipy import linalg, sparse
 from scipy.sparse import linalg as splinalg
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._iterate import CLUSTER_GRAPH_CONSTRAINTS, ITERATIVE_CONSTRAINTS, ObjectiveTracker
-from .base import BaseSelector, check_n_clusters, check_n_neighbors
+from .base import BaseSelector
 from .graph import graph_laplacian, knn_affinity, lle_weights, reconstruction_laplacian
 from .linalg import (
     RidgeFactor,
@@ -19,10 +18,10 @@ from .linalg import (
     gram_matrix,
     l2p_norm,
     l2p_reweight,
+    resolve_eigen_method,
     scatter_matrix,
     smallest_eigvecs,
 )
-from .linalg._warm_eigh import resolve_eigen_method
 
 __all__ = ["JELSR", "jelsr_embedding_laplacian", "jelsr_objective"]
 
@@ -268,9 +267,7 @@ class JELSR(BaseSelector):
     def _fit(self, X):
         name = type(self).__name__
         n, d = X.shape
-        check_n_neighbors(self.n_neighbors, n, name)
-        check_n_clusters(self.n_clusters, n, name)
-        rng = check_random_state(self.random_state)
+        rng = self._start_fit(X)
         if sparse.issparse(X):
             # centred implicitly (RidgeFactor's ``mean``); the graph is translation
             # invariant and is built from X itself

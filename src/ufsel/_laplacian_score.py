@@ -7,9 +7,8 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .base import BaseSelector, check_n_neighbors
-from .graph import NEIGHBORS_ALGORITHMS, knn_affinity
-from .graph._knn import SYMMETRIZE, WEIGHTS
+from .base import BaseSelector
+from .graph import NEIGHBORS_ALGORITHMS, SYMMETRIZE, WEIGHTS
 from .linalg import graph_quadratic, weighted_moments
 
 __all__ = ["LaplacianScore", "laplacian_score"]
@@ -145,7 +144,6 @@ class LaplacianScore(BaseSelector):
         "neighbors_algorithm": [StrOptions(set(NEIGHBORS_ALGORITHMS))],
         "random_state": ["random_state"],
     }
-    _preserves_float32 = True
     _supports_dask = True
     _sparse_native = True
 
@@ -159,11 +157,13 @@ class LaplacianScore(BaseSelector):
         self.neighbors_algorithm = neighbors_algorithm
         self.random_state = random_state
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
+
     def _fit(self, X):
-        check_n_neighbors(self.n_neighbors, X.shape[0], type(self).__name__)
-        W = knn_affinity(X, self.n_neighbors, weight=self.weight, t=self.t,
-                         symmetrize_mode=self.symmetrize, algorithm=self.neighbors_algorithm,
-                         random_state=self.random_state)
+        W = self._knn_affinity(X, self._start_fit(X))
         lr = laplacian_score(X, W)
         self.laplacian_scores_ = lr
         return np.where(np.isnan(lr), CONSTANT_FEATURE_SCORE, 1.0 - lr)

@@ -11,16 +11,16 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import randomized_svd
 
 from ._iterate import CLUSTER_GRAPH_CONSTRAINTS, ITERATIVE_CONSTRAINTS, ObjectiveTracker
-from .base import BaseSelector, NumericalError, check_n_clusters, check_n_neighbors, densify
+from .base import BaseSelector, NumericalError, densify
 from .graph import (
     global_discriminative_laplacian,
     local_centered_kernels,
     local_discriminative_laplacian,
     local_regions,
+    row_chunks,
     weighted_knn_graph,
 )
-from .graph._local import _chunks
-from .linalg import DENSE_EIGH_MAX, partial_eigh, warm_smallest_eigvecs
+from .linalg import DENSE_EIGH_MAX, partial_eigh, smallest_eigvecs
 
 __all__ = [
     "LGDFS",
@@ -109,7 +109,8 @@ def lgdfs_embedding(L_l, L_g, alpha, n_clusters, *, eigen_solver="auto", tol=1e-
         op = _operator(n, deflated)
         if Y0 is None:
             Y0 = check_random_state(random_state).standard_normal((n, n_clusters))
-        Y = warm_smallest_eigvecs(op, Y0 - Y0.mean(axis=0), tol=1e-5, maxiter=20)
+        Y = smallest_eigvecs(op, Y0.shape[1], method="lobpcg", Y0=Y0 - Y0.mean(axis=0),
+                             tol=1e-5, maxiter=20)
         Y = Y - Y.mean(axis=0)  # exact orthogonality to the constant vector
         Y, _ = np.linalg.qr(Y)
         w = np.einsum("ij,ij->j", Y, deflated(Y))
@@ -156,7 +157,7 @@ def lgdfs_regression_norms(X, Y, z, regions, alpha, lambda_global, lambda_local,
     acc = np.zeros(d)
     fit = 0.0
     eye = np.eye(k)
-    for sl in _chunks(n, k, d):
+    for sl in row_chunks(n, k, d):
         G, K = local_centered_kernels(Xz, regions, sl)  # G_i = H_i X_i^T diag(sqrt z)
         Yi = Y[regions[sl]]
         Yi = Yi - Yi.mean(axis=1, keepdims=True)
@@ -365,9 +366,7 @@ class LGDFS(BaseSelector):
         name = type(self).__name__
         X = densify(X, name)
         n, d = X.shape
-        check_n_neighbors(self.n_neighbors, n, name)
-        check_n_clusters(self.n_clusters, n, name)
-        rng = check_random_state(self.random_state)
+        rng = self._start_fit(X)
         alpha, lam_g, lam_l = self.alpha, self.lambda_global, self.lambda_local
 
         z = np.full(d, 1.0 / d)

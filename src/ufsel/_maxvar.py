@@ -51,12 +51,16 @@ class MaxVariance(BaseSelector):
     array([False, False,  True])
     """
 
-    _preserves_float32 = True
     _supports_dask = True
     _sparse_native = True
 
     def __init__(self, n_features_to_select=None):
         super().__init__(n_features_to_select=n_features_to_select)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
 
     def _fit(self, X):
         return column_mean_var(X)[1]

@@ -5,12 +5,16 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .base import BaseSelector, check_n_clusters, check_n_neighbors, ranking_from_scores
-from .graph import EIGEN_SOLVERS, NEIGHBORS_ALGORITHMS, determined_spectral_embedding, knn_affinity
-from .graph._knn import SYMMETRIZE, WEIGHTS
+from .base import BaseSelector, ranking_from_scores
+from .graph import (
+    EIGEN_SOLVERS,
+    NEIGHBORS_ALGORITHMS,
+    SYMMETRIZE,
+    WEIGHTS,
+    determined_spectral_embedding,
+)
 from .linalg import gram_matrix, lars_at_cardinalities, transpose_dot
 
 __all__ = ["MCFS", "mcfs_scores"]
@@ -211,14 +215,8 @@ class MCFS(BaseSelector):
         self.random_state = random_state
 
     def _embed(self, X):
-        name = type(self).__name__
-        n = X.shape[0]
-        check_n_neighbors(self.n_neighbors, n, name)
-        check_n_clusters(self.n_clusters, n, name)
-        rng = check_random_state(self.random_state)
-        W = knn_affinity(X, self.n_neighbors, weight=self.weight, t=self.t,
-                         symmetrize_mode=self.symmetrize, algorithm=self.neighbors_algorithm,
-                         random_state=rng)
+        rng = self._start_fit(X)
+        W = self._knn_affinity(X, rng)
         # the whole eigenspace of lambda = 0 when the graph has more components than that
         self.embedding_ = determined_spectral_embedding(W, self.n_clusters,
                                                         eigen_solver=self.eigen_solver,
@@ -231,8 +229,6 @@ class MCFS(BaseSelector):
         return scores[0], entry
 
     def _fit_rankings(self, X, counts):
-        X = self._validate_X(X)
-        self.n_features_to_select_ = self._resolve_n_features(X.shape[1])
         Y = self._embed(X)
         scores, entry = mcfs_scores(X, Y, counts, ridge=self.ridge)
         self._set_scores(scores[-1], entry, X=X)

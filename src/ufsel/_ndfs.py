@@ -6,7 +6,6 @@ from numbers import Real
 
 import numpy as np
 from scipy import sparse
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._iterate import (
@@ -15,9 +14,8 @@ from ._iterate import (
     ObjectiveTracker,
     safeguarded_multiplicative,
 )
-from .base import BaseSelector, NumericalError, check_n_clusters, check_n_neighbors
-from .graph import determined_spectral_embedding, graph_laplacian, knn_affinity
-from .graph._knn import WEIGHTS
+from .base import BaseSelector, NumericalError
+from .graph import WEIGHTS, determined_spectral_embedding, graph_laplacian
 from .linalg import (
     gram_matrix,
     kmeans_indicator,
@@ -229,10 +227,8 @@ class NDFS(BaseSelector):
     def _fit(self, X):
         name = type(self).__name__
         n, d = X.shape
-        check_n_neighbors(self.n_neighbors, n, name)
-        check_n_clusters(self.n_clusters, n, name)
-        rng = check_random_state(self.random_state)
-        S = knn_affinity(X, self.n_neighbors, weight=self.weight, random_state=rng)
+        rng = self._start_fit(X)
+        S = self._knn_affinity(X, rng)
         L = ndfs_laplacian(S, normed=self.laplacian == "normalized")
         Lpos = sparse.diags(L.diagonal())
         Lneg = Lpos - L  # off-diagonal part, non-negative

@@ -10,7 +10,7 @@ from scipy.sparse import linalg as splinalg
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 
-from ._iterate import record_objective
+from ._iterate import ObjectiveTracker
 from .base import BaseSelector, check_n_clusters, warn_not_converged
 from .linalg import (
     center_unit_norm,
@@ -234,25 +234,25 @@ class QAlpha(BaseSelector):
             M[:, constant_features(X)] = 0.0  # exact zero vectors, not round-off
             C = M.T @ M
         Q, _ = linalg.qr(rng.standard_normal((n, k)), mode="economic")
-        self.objective_ = []
-        change = np.inf
+        track = ObjectiveTracker(name, self.max_iter, self.tol,
+                                 advice="The data may be badly scaled.", verbose=self.verbose)
+        self.objective_ = track.values
         alpha = None
-        for it in range(1, self.max_iter + 1):
+        for _ in range(self.max_iter):
             G = _g_matrix(M, Q, C)
             alpha = _leading_eigenvector(G, alpha, rng)
             if alpha.sum() < 0:
                 alpha = -alpha
             Z = M @ (alpha[:, None] * (M.T @ Q))
             obj = float(np.sum(Z * Z))  # alpha^T G alpha = Tr(Q^T A^2 Q)
-            change = record_objective(name, self.objective_, obj, it,
-                                      "The data may be badly scaled.", verbose=self.verbose)
+            track.append(obj)
             if np.linalg.norm(Z) == 0:  # A_alpha Q = 0: nothing left to iterate
                 break
             Q, _ = linalg.qr(Z, mode="economic")
-            if change < self.tol:
+            if track.converged:
                 break
         else:
-            warn_not_converged(name, self.max_iter, change, self.tol)
-        self.n_iter_ = it
+            warn_not_converged(name, self.max_iter, track.last_change, self.tol)
+        self.n_iter_ = track.n_iter
         self.alpha_ = alpha
         return alpha

@@ -1,22 +1,20 @@
 """Name registry of the selectors, used by the CLI, the benchmark and the common tests.
 
 A selector is registered once, with a lowercase name, in ``ufsel/__init__.py``;
-every registered selector is covered automatically by the common test suite.
+every registered selector is covered automatically by the common test suite
+(its fast test parameters are in ``ufsel/tests/_common.py``).
 """
 
 from __future__ import annotations
 
-__all__ = ["SELECTORS", "register", "get_selector", "TEST_PARAMS"]
+__all__ = ["SELECTORS", "register", "get_selector"]
 
 #: name -> selector class
 SELECTORS: dict[str, type] = {}
 
-#: name -> constructor parameters that make a fit fast on small test data
-TEST_PARAMS: dict[str, dict] = {}
 
-
-def register(name, cls, *, test_params=None):
-    """Register ``cls`` under ``name`` (lowercase); ``test_params`` speed up the common tests.
+def register(name, cls):
+    """Register ``cls`` under ``name`` (lowercase).
 
     Parameters
     ----------
@@ -25,15 +23,11 @@ def register(name, cls, *, test_params=None):
         command line find the class.
     cls : type
         A :class:`BaseSelector` subclass.
-    test_params : dict or None, default=None
-        Constructor arguments that make the common estimator tests fast (small
-        iteration counts).
     """
     key = name.lower()
     if key in SELECTORS and SELECTORS[key] is not cls:
         raise ValueError(f"a selector named {key!r} is already registered.")
     SELECTORS[key] = cls
-    TEST_PARAMS[key] = dict(test_params or {})
     return cls
 
 

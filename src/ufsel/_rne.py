@@ -6,11 +6,10 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.linalg.blas import dgemm, dsymm, dsyrk
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._iterate import PerCountRankingsMixin, record_objective
-from .base import BaseSelector, check_n_neighbors, densify, warn_not_converged
+from ._iterate import ObjectiveTracker, PerCountRankingsMixin
+from .base import BaseSelector, densify, warn_not_converged
 from .graph import lle_weights
 from .linalg import soft_threshold
 
@@ -192,8 +191,7 @@ class RNE(PerCountRankingsMixin, BaseSelector):
     def _fit(self, X):
         name = type(self).__name__
         n, d = X.shape
-        check_n_neighbors(self.n_neighbors, n, name)
-        rng = check_random_state(self.random_state)
+        rng = self._start_fit(X)
         X = np.asarray(densify(X, name), dtype=np.float64)
         # LLE reference rule: regularise C by 1e-3 trace(C) only when K > d
         Wl = lle_weights(X, self.n_neighbors, reg=1e-3 if self.n_neighbors > d else 1e-12)
@@ -210,9 +208,12 @@ class RNE(PerCountRankingsMixin, BaseSelector):
         M = A @ H
         Y = np.zeros_like(M)
         mu = self._MU0
-        self.objective_ = []
+        track = ObjectiveTracker(name, self.max_iter, self.tol,
+                                 advice="Standardise the data or change alpha.",
+                                 verbose=self.verbose)
+        self.objective_ = track.values
         change = res = np.inf
-        for it in range(1, self.max_iter + 1):
+        for _ in range(self.max_iter):
             step.start(A.T @ M, A.T @ Y, mu)
             for _ in range(self.n_inner):
                 step(H)
@@ -221,15 +222,15 @@ class RNE(PerCountRankingsMixin, BaseSelector):
             R = M - AH
             Y += mu * R
             mu = min(self._RHO * mu, self._MU_MAX)
-            change = record_objective(name, self.objective_, _objective(AH, H, alpha), it,
-                                      "Standardise the data or change alpha.", verbose=self.verbose)
+            track.append(_objective(AH, H, alpha))
+            change = track.last_change
             res = float(np.linalg.norm(R)) / max(float(np.linalg.norm(AH)), np.finfo(float).tiny)
             if self.tol is not None and max(change, res) < self.tol:
                 break
         else:
             if self.tol is not None:  # None asks for max_iter iterations: nothing to warn about
                 warn_not_converged(name, self.max_iter, max(change, res), self.tol)
-        self.n_iter_ = it
+        self.n_iter_ = track.n_iter
         self.H_ = np.ascontiguousarray(H)
         return np.sum(H * H, axis=1)
 

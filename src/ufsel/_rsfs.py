@@ -11,7 +11,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._iterate import CLUSTER_GRAPH_CONSTRAINTS, ITERATIVE_CONSTRAINTS, ObjectiveTracker
-from .base import BaseSelector, check_n_clusters, check_n_neighbors, densify
+from .base import BaseSelector, densify
 from .graph import (
     determined_spectral_embedding,
     local_kernel_regression_weights,
@@ -335,9 +335,7 @@ class RSFS(BaseSelector):
         name = type(self).__name__
         X = densify(X, name)
         n, d = X.shape
-        check_n_neighbors(self.n_neighbors, n, name)
-        check_n_clusters(self.n_clusters, n, name)
-        rng = check_random_state(self.random_state)
+        rng = self._start_fit(X)
         alpha, beta, gamma, nu = self.alpha, self.beta, self.gamma, self.nu
 
         # Steps 1-2: S (Eq. 3) and M = B - S - S^T (Eq. 5), sparse.

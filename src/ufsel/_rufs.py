@@ -6,7 +6,6 @@ from numbers import Real
 
 import numpy as np
 from scipy import sparse
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._iterate import (
@@ -15,7 +14,7 @@ from ._iterate import (
     ObjectiveTracker,
     safeguarded_multiplicative,
 )
-from .base import BaseSelector, check_n_clusters, check_n_neighbors
+from .base import BaseSelector
 from .graph import local_krr_laplacian
 from .linalg import kmeans_indicator, pos_neg_parts, row_norms_sq, weighted_ridge
 
@@ -339,9 +338,7 @@ class RUFS(BaseSelector):
         name = type(self).__name__
         n, d = X.shape
         c = self.n_clusters
-        check_n_neighbors(self.n_neighbors, n, name)
-        check_n_clusters(c, n, name)
-        rng = check_random_state(self.random_state)
+        rng = self._start_fit(X)
         sp = sparse.issparse(X)
         x_sq = np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp else row_norms_sq(X)
 

@@ -6,14 +6,11 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy import sparse
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 
-from ._iterate import record_objective
+from ._iterate import ObjectiveTracker
 from .base import (
     BaseSelector,
-    check_n_clusters,
-    check_n_neighbors,
     densify,
     warn_not_converged,
 )
@@ -23,17 +20,17 @@ from .graph import (
     laplacian_smallest,
     nearest_by_exact_distance,
     null_space_dimension,
+    padded_rows,
 )
-from .graph._knn import _padded_rows
 from .linalg import (
+    RowSpaceQuadratic,
     center_unit_norm,
+    check_gram_size,
     ky_fan_smallest,
     l2p_norm,
+    l2p_reweight_from_sq,
     project_simplex,
 )
-from .linalg._ky_fan import RowSpaceQuadratic
-from .linalg._sparse_reg import _l2p_reweight_from_sq
-from .linalg._stats import _check_gram_size
 
 __all__ = ["SOGFS", "sogfs_objective"]
 
@@ -91,7 +88,7 @@ def _candidates(knn_idx, S):
 
     Returns an int array (n, w) padded with -1, without duplicates.
     """
-    old, _, _ = _padded_rows(S)
+    old, _, _ = padded_rows(S)
     C = np.concatenate([knn_idx.astype(np.intp), old], axis=1)
     C.sort(axis=1)
     dup = np.zeros(C.shape, dtype=bool)
@@ -316,7 +313,7 @@ class SOGFS(BaseSelector):
     @staticmethod
     def _scatter(X, L):
         """``X^T L X`` (d x d, dense), refused with a clear error above the size limit."""
-        _check_gram_size(X.shape[1], "SOGFS")
+        check_gram_size(X.shape[1], "SOGFS")
         return X.T @ (L @ X)
 
     def _fit(self, X):
@@ -324,12 +321,10 @@ class SOGFS(BaseSelector):
         n, d = X.shape
         k, c = self.n_neighbors, self.n_clusters
         m = self.n_components or min(c, d)
-        check_n_neighbors(k + 1, n, name)
-        check_n_clusters(c, n, name)
+        rng = self._start_fit(X, n_neighbors=k + 1)
         if m > d:
             raise ValueError(f"{name}: n_components={m} exceeds the number of features ({d}). "
                              f"Pass n_components <= {d}.")
-        rng = check_random_state(self.random_state)
         X = center_unit_norm(densify(X, name))
         eps = np.finfo(float).eps
 
@@ -349,8 +344,10 @@ class SOGFS(BaseSelector):
         W = step.factor
         F = _initial_f(L, c, rng)
 
-        self.objective_ = []
-        change = np.inf
+        track = ObjectiveTracker(name, self.max_iter, self.tol,
+                                 advice="Decrease gamma or standardise the data.",
+                                 verbose=self.verbose)
+        self.objective_ = track.values
         converged = False
         for it in range(1, self.max_iter + 1):
             Z = X @ W if W.shape[1] else np.zeros((n, 1))  # W W^T may vanish on X's rows
@@ -363,7 +360,7 @@ class SOGFS(BaseSelector):
                 np.hstack([Z, np.sqrt(lam) * F]) if step.tied else Z, k)
             S = _s_step(Z, F, _candidates(knn_z, S), alpha, lam)
             L = _laplacian(S)
-            q = _l2p_reweight_from_sq(step.weights, 1.0, eps)  # at diag(W W^T)
+            q = l2p_reweight_from_sq(step.weights, 1.0, eps)  # at diag(W W^T)
             new = wide.step(wide.reduced(L), self.gamma * q, m) if woodbury else None
             step = new if new is not None else _w_step(self._scatter(X, L), q, self.gamma, m)
             W = step.factor
@@ -371,8 +368,7 @@ class SOGFS(BaseSelector):
             ev, Fn = laplacian_smallest(L, min(c + 1, n), random_state=rng)
             F = Fn[:, :c]
             obj = sogfs_objective(X, W, S, F, alpha=alpha, gamma=self.gamma, lam=lam, eps=eps)
-            change = record_objective(name, self.objective_, obj, it,
-                                      "Decrease gamma or standardise the data.", verbose=self.verbose)
+            track.append(obj)
             if self.adapt_lambda:
                 if ev[:c].sum() > _RANK_TOL_C:
                     lam *= 2.0
@@ -381,12 +377,12 @@ class SOGFS(BaseSelector):
                     F = F_old
                 elif it > 1:
                     converged = True
-            elif change < self.tol:
+            elif track.converged:
                 converged = True
             if converged:
                 break
         if not converged:
-            warn_not_converged(name, self.max_iter, change, self.tol)
+            warn_not_converged(name, self.max_iter, track.last_change, self.tol)
         self.n_iter_ = it
         self.W_, self.S_, self.lambda_ = step.vectors, S, lam
         self.tied_ = bool(step.tied)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from numbers import Integral, Real
 
 import numpy as np
@@ -11,7 +10,7 @@ from scipy.sparse import linalg as splinalg
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._iterate import report_history
+from ._iterate import ObjectiveTracker
 from .base import BaseSelector, NumericalError, warn_not_converged
 from .linalg import l2p_norm, l2p_reweight, partial_eigh, scatter_matrix
 from .utils import is_dask_array
@@ -135,10 +134,10 @@ def spcafs_path(X, n_components, gamma, *, p=1.0, eps=1e-10, max_iter=100, tol=1
                                method="arpack", tol=1e-4, random_state=rng)
         lam1 = max(float(lam1[0]), np.finfo(float).tiny)
     W = None
-    objective = []
-    converged = False
-    last_change = np.inf
-    start = time.perf_counter()
+    track = ObjectiveTracker(owner, max_iter, tol, verbose=verbose,
+                             advice=f"Increase eps (got {eps:g}) or rescale the data / gamma "
+                                    f"(got {gamma:g}).")
+    objective = track.values
     for _ in range(max_iter):
         # W-step: the m largest eigenvectors of S_t - gamma G, i.e. the m
         # smallest of -S_t + gamma G (Algorithm 1, step 3; Eq. 27).
@@ -150,8 +149,7 @@ def spcafs_path(X, n_components, gamma, *, p=1.0, eps=1e-10, max_iter=100, tol=1
             W = _pca_axes_from_gram(X, mu, m)
             if W is not None:
                 g = l2p_reweight(W, p, eps)
-                objective.append(spcafs_objective(X, W, gamma, p, eps, St=St))
-                report_history(owner, objective, start, verbose)
+                track.append(spcafs_objective(X, W, gamma, p, eps, St=St))
                 continue
         if solver == "dense":
             # The m largest eigenpairs of the d x d matrix by LAPACK (MRRR,
@@ -184,15 +182,9 @@ def spcafs_path(X, n_components, gamma, *, p=1.0, eps=1e-10, max_iter=100, tol=1
                 f"{owner}: objective (23) became {obj} at iteration {len(objective) + 1}. "
                 f"Increase eps (got {eps:g}) or rescale the data / gamma (got {gamma:g})."
             )
-        objective.append(obj)
-        report_history(owner, objective, start, verbose)
-        if len(objective) > 1:
-            prev = objective[-2]
-            last_change = abs(prev - obj) / max(abs(prev), np.finfo(float).tiny)
-            if last_change < tol:
-                converged = True
-                break
-    return W, np.asarray(objective), converged, last_change
+        if track.append(obj):
+            break
+    return W, np.asarray(objective), track.converged, track.last_change
 
 
 class SPCAFS(BaseSelector):
@@ -336,7 +328,6 @@ class SPCAFS(BaseSelector):
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
-    _preserves_float32 = False
     _supports_dask = True
     _sparse_native = True
 

@@ -8,11 +8,10 @@ import numpy as np
 from scipy import linalg, sparse
 from scipy.sparse import linalg as splinalg
 from sklearn.metrics import euclidean_distances, pairwise_distances
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .base import BaseSelector, check_n_clusters, check_n_neighbors
-from .graph import heat_kernel_bandwidth, knn_affinity
+from .base import BaseSelector
+from .graph import heat_kernel_bandwidth
 from .linalg import DENSE_EIGH_MAX, partial_eigh
 
 __all__ = ["SPEC", "spec_scores"]
@@ -336,9 +335,8 @@ class SPEC(BaseSelector):
     def _fit(self, X):
         name = type(self).__name__
         n = X.shape[0]
-        rng = check_random_state(self.random_state)
-        if self.scoring == "phi3":
-            check_n_clusters(self.n_clusters, n, name)
+        # n_clusters counts eigenvectors only with phi3; n_neighbors=None is a dense kernel
+        rng = self._start_fit(X, n_clusters=self.n_clusters if self.scoring == "phi3" else False)
         if self.n_neighbors is None:
             if n > SPEC_DENSE_MAX:
                 raise ValueError(
@@ -352,8 +350,7 @@ class SPEC(BaseSelector):
                 D2 = pairwise_distances(X, metric="sqeuclidean")
             S = np.exp(-D2 / (2.0 * t**2))
         else:
-            check_n_neighbors(self.n_neighbors, n, name)
-            S = knn_affinity(X, self.n_neighbors, weight="heat", t=self.t, random_state=rng)
+            S = self._knn_affinity(X, rng, weight="heat")
         vals = spec_scores(X, S, scoring=self.scoring, power=self.power,
                            n_clusters=self.n_clusters, random_state=rng)
         self.spec_values_ = vals

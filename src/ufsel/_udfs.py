@@ -6,26 +6,26 @@ from numbers import Real
 
 import numpy as np
 from scipy import sparse
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._iterate import CLUSTER_GRAPH_CONSTRAINTS, ITERATIVE_CONSTRAINTS, ObjectiveTracker
-from .base import BaseSelector, check_n_neighbors
+from .base import BaseSelector
 from .graph import knn_graph
 from .linalg import (
+    DENSE_SMALLEST_MAX,
     KyFanStep,
+    RowSpaceQuadratic,
     centered_gram,
+    check_gram_size,
     ky_fan_smallest,
     l2p_norm,
+    l2p_norm_from_sq,
+    l2p_reweight_from_sq,
     local_gram,
+    resolve_eigen_method,
     row_norms_sq,
     smallest_eigvecs,
 )
-from .linalg._eigen import DENSE_SMALLEST_MAX
-from .linalg._ky_fan import RowSpaceQuadratic
-from .linalg._sparse_reg import _l2p_norm_from_sq, _l2p_reweight_from_sq
-from .linalg._stats import _check_gram_size
-from .linalg._warm_eigh import resolve_eigen_method
 
 __all__ = ["UDFS", "udfs_local_scatter", "udfs_objective"]
 
@@ -239,13 +239,12 @@ class UDFS(BaseSelector):
     def _fit(self, X):
         name = type(self).__name__
         n, d = X.shape
-        check_n_neighbors(self.n_neighbors, n, name)
+        rng = self._start_fit(X, n_clusters=False)  # n_clusters is bounded by d, below
         if self.n_clusters > d:
             raise ValueError(
                 f"{name} needs n_clusters <= n_features, got n_clusters={self.n_clusters} with "
                 f"{d} features. Pass n_clusters <= {d}."
             )
-        rng = check_random_state(self.random_state)
         L = udfs_local_scatter(X, self.n_neighbors, reg=self.reg)
         M = None
 
@@ -254,7 +253,7 @@ class UDFS(BaseSelector):
             when d <= n); when d > n the first step and the Woodbury steps need only K."""
             nonlocal M
             if M is None:
-                _check_gram_size(d, name)
+                check_gram_size(d, name)
                 M = X.T @ (L @ X)
                 M = M.toarray() if sparse.issparse(M) else np.asarray(M)
                 M = 0.5 * (M + M.T)
@@ -291,11 +290,11 @@ class UDFS(BaseSelector):
             elif W is not None and not step.tied:  # Tr(W^T M W) from the n x c product X W
                 XW = np.asarray(X @ W)
                 objective = (float(np.sum(XW * (L @ XW)))
-                             + self.gamma * _l2p_norm_from_sq(pi, 1.0, _EPS))
+                             + self.gamma * l2p_norm_from_sq(pi, 1.0, _EPS))
             else:  # at Pi: Tr(M Pi) = Tr(P Pi) - gamma g . diag(Pi)
                 objective = (step.trace - self.gamma * float(np.dot(g, pi))
-                             + self.gamma * _l2p_norm_from_sq(pi, 1.0, _EPS))
-            g = _l2p_reweight_from_sq(pi, 1.0, _EPS)  # at the squared row norms diag(Pi)
+                             + self.gamma * l2p_norm_from_sq(pi, 1.0, _EPS))
+            g = l2p_reweight_from_sq(pi, 1.0, _EPS)  # at the squared row norms diag(Pi)
             if track.append(objective):
                 break
         self.objective_ = track.finish()

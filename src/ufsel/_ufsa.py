@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import time
 import warnings
 from numbers import Integral, Real
 
@@ -15,12 +14,26 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from threadpoolctl import threadpool_limits
 
-from ._iterate import report_history
-from .base import BaseSelector, NumericalError, warn_not_converged
-from .graph import adaptive_neighbors, can_weights, knn_graph, two_hop_candidates
-from .graph._adaptive import _exact_sorted
-from .linalg import l2p_norm, l2p_reweight, polar_factor, stiefel_quadratic
-from .linalg._stats import column_mean_var, gram_matrix, graph_quadratic, sparse_dense_matmul
+from ._iterate import ObjectiveTracker
+from .base import BaseSelector, warn_not_converged
+from .graph import (
+    adaptive_neighbors,
+    can_weights,
+    knn_graph,
+    sorted_candidate_distances,
+    two_hop_candidates,
+)
+from .linalg import (
+    column_mean_var,
+    gram_matrix,
+    graph_quadratic,
+    l2p_norm,
+    l2p_reweight,
+    polar_factor,
+    sparse_dense_matmul,
+    stiefel_quadratic,
+)
+from .utils import threads_for
 
 __all__ = ["UFSA", "ufsa_objective"]
 
@@ -64,11 +77,6 @@ def _use_pushthrough(n, d, c):
     return _INNER_PER_OUTER * (4 * n * d * c + 2 * n * n * c) < d ** 3
 
 
-#: Below this many flops for the largest dense kernel of an outer iteration, a fit runs
-#: with one BLAS / OpenMP thread (see _serial_is_faster).
-_SERIAL_MAX_WORK = 2e9
-
-
 def _resolve_solver(solver, n, d, c, gamma):
     """The solver a fit uses: ``"auto"`` resolved (``"operator"`` when d > max(n, 2048),
     ``"pushthrough"`` when :func:`_use_pushthrough`, else ``"dense"``), and
@@ -80,21 +88,6 @@ def _resolve_solver(solver, n, d, c, gamma):
     if solver == "pushthrough" and (d <= n or gamma == 0):
         solver = "dense"
     return solver
-
-
-def _serial_is_faster(n, d, solver):
-    """Whether a fit with the (resolved) ``solver`` runs faster with one thread: when the
-    largest dense kernel of an outer iteration (forming the d x d matrix, ``n d^2``, for
-    the dense solver; the n x n push-through system, ``n^2 d``, otherwise) is below
-    ``_SERIAL_MAX_WORK``.
-
-    The other steps are small products and searches on n x c blocks, where a second
-    thread only adds synchronisation (the S-step's OpenMP search also slows down next
-    to OpenBLAS's waiting threads). Running serially also makes these fits independent
-    of the thread count.
-    """
-    work = n * d * d if solver == "dense" else n * n * d
-    return work <= _SERIAL_MAX_WORK
 
 
 def _fortran(X):
@@ -584,11 +577,8 @@ class UFSA(BaseSelector):
     def _fit(self, X):
         n, d = X.shape
         self._check(n, d)
-        if _serial_is_faster(n, d, _resolve_solver(self.solver, n, d, self.n_clusters,
-                                                   self.gamma)):
-            with threadpool_limits(limits=1):
-                return self._fit_iterations(X, serial=True)
-        return self._fit_iterations(X, serial=False)
+        # the base runs a fit under the thread policy: one thread for a small problem
+        return self._fit_iterations(X, serial=threads_for(self._problem_size(X)) == 1)
 
     def _fit_iterations(self, X, serial):
         n, d = X.shape
@@ -612,17 +602,18 @@ class UFSA(BaseSelector):
 
         # Initialisation (Algorithm 3.1, steps 1-2).
         _, ind = knn_graph(X, min(k + 3, n - 1), random_state=rng)
-        d2, ind = _exact_sorted(X, ind)
+        d2, ind = sorted_candidate_distances(X, ind)
         S, _ = can_weights(d2[:, :k + 1], ind[:, :k + 1], k)
         F = rng.uniform(0.0, 1.0, size=(n, c))
         W = polar_factor(step.xthf(F))
         lambdas = None
         n_candidates = None
-        objective = []
+        track = ObjectiveTracker("UFSA", self.max_iter, self.tol, verbose=self.verbose,
+                                 advice=f"Rescale the data or reduce alpha (got {alpha:g}) / "
+                                        f"gamma (got {gamma:g}).")
+        objective = track.values
         w_converged, w_steps = [], []
         converged = False
-        change = np.inf
-        start = time.perf_counter()
         for it in range(self.max_iter):
             # W-step (b eliminated, Eq. 9-12), under W^T W = I.
             g = l2p_reweight(W, 1.0, eps)
@@ -681,21 +672,11 @@ class UFSA(BaseSelector):
                                                 random_state=rng) if two_hop else None))
             n_candidates = int(1.25 * np.diff(S.indptr).max()) + 2
             obj = ufsa_objective(X, W, b, F, S, lambdas, alpha, gamma, eps)
-            if not np.isfinite(obj):
-                raise NumericalError(
-                    f"UFSA: objective (7) became {obj} at iteration {it + 1}. Rescale the "
-                    f"data or reduce alpha (got {alpha:g}) / gamma (got {gamma:g})."
-                )
-            objective.append(obj)
-            report_history("UFSA", objective, start, self.verbose)
-            if len(objective) > 1:
-                prev = objective[-2]
-                change = abs(prev - obj) / max(abs(prev), np.finfo(float).tiny)
-                if change < self.tol:
-                    converged = True
-                    break
+            if track.append(obj):
+                converged = True
+                break
         if not converged and self.max_iter > 1:
-            warn_not_converged("UFSA", self.max_iter, change, self.tol)
+            warn_not_converged("UFSA", self.max_iter, track.last_change, self.tol)
         n_bad = len(w_converged) - int(np.sum(w_converged))
         if n_bad:
             warnings.warn(

@@ -19,11 +19,13 @@ from scipy import sparse
 from sklearn.base import BaseEstimator, _fit_context, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_selection import SelectorMixin
+from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .linalg._stats import constant_features
-from .utils import import_optional, is_dask_array
+from .graph import knn_affinity
+from .linalg import constant_features
+from .utils import import_optional, is_dask_array, thread_limit
 
 __all__ = [
     "BaseSelector",
@@ -200,6 +202,71 @@ def numerical_guard(owner):
         ) from exc
 
 
+def _numeric_2d(X, owner):
+    """X as a two-dimensional numeric array-like, or a one-line ValueError naming ``owner``.
+
+    A DataFrame is returned as it is (scikit-learn reads its feature names) once
+    every column is numeric; other array-likes become an ndarray.
+    """
+    if sparse.issparse(X):
+        if X.dtype.kind not in "biuf":
+            raise ValueError(f"{owner} needs numeric input, got a sparse matrix of dtype "
+                             f"{X.dtype}.")
+        return X
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is not None and getattr(X, "ndim", None) == 2:  # a DataFrame
+        bad = [str(col) for col, dt in dtypes.items() if getattr(dt, "kind", "O") not in "biuf"]
+        if bad:
+            raise ValueError(
+                f"{owner} needs numeric input, but column(s) {bad[:5]} of X hold values that "
+                "are not numbers. Encode categorical columns (for example with "
+                "sklearn.preprocessing.OneHotEncoder) or drop them before fitting."
+            )
+        return X
+    A = np.asarray(X)
+    if A.dtype.kind == "c":  # the phrase scikit-learn's estimator checks expect
+        raise ValueError(f"{owner}: Complex data not supported (X has dtype {A.dtype}). Pass "
+                         "real numbers, for example the modulus or the real part.")
+    if A.dtype.kind not in "biufOUS":  # datetime, ...
+        raise ValueError(f"{owner} needs numeric input, got X of dtype {A.dtype}.")
+    if A.dtype.kind in "OUS":
+        try:
+            A = A.astype(np.float64)
+        except ValueError as exc:  # text that is not a number
+            raise ValueError(
+                f"{owner} needs numeric input, but X holds values that are not numbers ({exc}). "
+                "Encode categorical columns (for example with "
+                "sklearn.preprocessing.OneHotEncoder) or drop them before fitting."
+            ) from None
+        except TypeError as exc:  # an object that is no number at all: still a TypeError
+            raise TypeError(f"{owner} needs numeric input: {exc}.") from None
+    if A.ndim != 2:
+        raise ValueError(
+            f"{owner} needs a 2D array of shape (n_samples, n_features), got a {A.ndim}D array "
+            f"of shape {A.shape}. Use X.reshape(-1, 1) for a single feature."
+        )
+    return A
+
+
+def _check_finite(X, owner):
+    """Refuse NaN and infinite entries with a one-line ValueError naming ``owner``."""
+    data = X.data if sparse.issparse(X) else X
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(data.sum()):  # one pass for finite data; the sum may overflow
+            return
+    if np.isnan(data).any():
+        raise ValueError(
+            f"{owner}: X contains NaN (missing values), which ufsel selectors do not "
+            "accept. Impute them (for example with sklearn.impute.SimpleImputer) or "
+            "drop the affected samples or features before fitting."
+        )
+    if not np.isfinite(data).all():
+        raise ValueError(
+            f"{owner}: X contains infinity. Replace or drop the non-finite entries (or "
+            "rescale the data) before fitting."
+        )
+
+
 def densify(X, owner, *, max_bytes=None):
     """Return a dense view of X, refusing sparse input that would not fit.
 
@@ -281,11 +348,12 @@ class BaseSelector(SelectorMixin, BaseEstimator):
     **Implementing a selector.** Subclasses store their constructor arguments
     unchanged and implement ``_fit(self, X)``, returning the feature scores
     (higher is better), or a pair ``(scores, tiebreak)`` whose second item orders
-    features of equal score (lower first). Class attributes a subclass may
-    override:
+    features of equal score (lower first). Capabilities that scikit-learn has
+    a tag for are tags (``__sklearn_tags__``): every selector accepts sparse
+    input and refuses NaN; a method that computes in float32 when given float32
+    data adds ``"float32"`` to ``transformer_tags.preserves_dtype``. Class
+    attributes a subclass may override, for what scikit-learn has no tag for:
 
-    - ``_preserves_float32``: True when the method computes in float32 when given
-      float32 data.
     - ``_min_samples``: fewest samples the method accepts.
     - ``_scores_depend_on_count``: True when the scores change with
       ``n_features_to_select`` (MCFS); such a selector overrides
@@ -317,9 +385,14 @@ class BaseSelector(SelectorMixin, BaseEstimator):
     authority, and it is consistent with ``scores_`` within the non-constant and
     within the constant features.
 
-    ``fit`` validates X (``_validate_X``, including :func:`check_magnitude`) and
-    runs ``_fit`` inside :func:`numerical_guard`; the reliability contract is in
-    the user guide, :doc:`/guide/reliability`.
+    ``fit`` and ``fit_rankings`` validate the parameters (``_fit_context``)
+    and X (``_validate_X``, including :func:`check_magnitude`) alike, and run
+    the computation in one scope: under the thread policy
+    (:func:`ufsel.utils.thread_limit` for ``_problem_size(X)``, ``n * d``
+    unless a method overrides it) and inside :func:`numerical_guard`. A graph
+    or cluster based ``_fit`` starts with ``_start_fit`` (sample count checks,
+    random generator) and builds its k-NN graph with ``_knn_affinity``. The
+    reliability contract is in the user guide, :doc:`/guide/reliability`.
     """
 
     _parameter_constraints: dict = {
@@ -330,7 +403,6 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         ],
     }
 
-    _preserves_float32 = False
     _min_samples = 2
     _scores_depend_on_count = False
     _supports_dask = False
@@ -360,20 +432,21 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         -------
         self : object
         """
-        X = self._validate_X(X)
-        self.n_features_to_select_ = self._resolve_n_features(X.shape[1])
-        with numerical_guard(type(self).__name__):
+        X = self._prepare_fit(X)
+        with self._fit_scope(X):
             result = self._fit(X)
         scores, tiebreak = result if isinstance(result, tuple) else (result, None)
         self._set_scores(scores, tiebreak, X=X)
         return self
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit_rankings(self, X, n_features_list):
         """Rankings for several feature counts from as few fits as possible.
 
         Methods whose scores do not depend on the number of selected features
         are fitted once; MCFS computes one LARS path for all counts. Constant
-        features come last in every ranking, as in ``ranking_``.
+        features come last in every ranking, as in ``ranking_``. The
+        parameters and X are validated as by :meth:`fit`.
 
         Parameters
         ----------
@@ -399,18 +472,87 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         if not self._scores_depend_on_count:
             est.fit(X)
             return {k: est.ranking_.copy() for k in counts}
-        with numerical_guard(type(self).__name__):
+        X = est._prepare_fit(X)
+        with est._fit_scope(X):
             rankings = est._fit_rankings(X, counts)
         return {k: constant_last(r, est.constant_features_) for k, r in rankings.items()}
 
     def _fit_rankings(self, X, counts):  # pragma: no cover - overridden where used
+        """Per-count rankings from validated X (``n_features_to_select_`` is the largest count)."""
         raise NotImplementedError
 
     # ------------------------------------------------------------ internals
+    def _prepare_fit(self, X):
+        """The data preparation ``fit`` and ``fit_rankings`` share: validated X, with
+        ``n_features_to_select_`` resolved (the parameters are validated by ``_fit_context``)."""
+        X = self._validate_X(X)
+        self.n_features_to_select_ = self._resolve_n_features(X.shape[1])
+        return X
+
+    def _problem_size(self, X):
+        """The size the thread policy sees (:func:`ufsel.utils.thread_limit`): the
+        number of entries of the largest matrix a fit works on, ``n_samples *
+        n_features`` unless a method overrides it."""
+        return X.shape[0] * X.shape[1]
+
+    @contextlib.contextmanager
+    def _fit_scope(self, X):
+        """The one place a fit runs: under the thread policy and :func:`numerical_guard`."""
+        with thread_limit(self._problem_size(X)), numerical_guard(type(self).__name__):
+            yield
+
+    def _start_fit(self, X, *, n_neighbors=None, n_clusters=None):
+        """The checks and random generator a graph or cluster based ``_fit`` starts with.
+
+        Checks that the data hold enough samples for ``n_neighbors`` (default:
+        the selector's ``n_neighbors`` parameter, where it has one) and
+        ``n_clusters`` (likewise); pass ``False`` to skip a check. Returns the
+        generator made from the ``random_state`` parameter (None without one).
+        """
+        name = type(self).__name__
+        n = X.shape[0]
+        params = self.get_params(deep=False)
+        if n_neighbors is None:
+            n_neighbors = params.get("n_neighbors")
+        if n_clusters is None:
+            n_clusters = params.get("n_clusters")
+        if n_neighbors is not None and n_neighbors is not False:
+            check_n_neighbors(n_neighbors, n, name)
+        if n_clusters is not None and n_clusters is not False:
+            check_n_clusters(n_clusters, n, name)
+        if "random_state" not in params:
+            return None
+        return check_random_state(params["random_state"])
+
+    #: knn_affinity's keyword -> the selector parameter that sets it
+    _GRAPH_PARAMETERS = {"weight": "weight", "t": "t", "symmetrize_mode": "symmetrize",
+                         "algorithm": "neighbors_algorithm"}
+
+    def _knn_affinity(self, X, random_state=None, **fixed):
+        """The selector's k-NN affinity graph (:func:`ufsel.graph.knn_affinity`).
+
+        Built with ``n_neighbors`` and the graph parameters the selector has
+        (``weight``, ``t``, ``symmetrize``, ``neighbors_algorithm``); a
+        keyword in ``fixed`` is a choice the method makes itself (SPEC's heat
+        kernel) and wins. Without a parameter, knn_affinity's default applies.
+        """
+        params = self.get_params(deep=False)
+        kw = {key: params[name] for key, name in self._GRAPH_PARAMETERS.items() if name in params}
+        kw.update(fixed)
+        return knn_affinity(X, self.n_neighbors, random_state=random_state, **kw)
+
+    def _preserves_float32(self):
+        return "float32" in self.__sklearn_tags__().transformer_tags.preserves_dtype
+
     def _validate_X(self, X, *, reset=True):
+        """Validate X at the selector's boundary; every refusal is a one-line ValueError
+        of ours that names the selector."""
         if is_dask_array(X):
             return self._validate_dask(X, reset=reset)
-        dtype = [np.float64, np.float32] if self._preserves_float32 else np.float64
+        name = type(self).__name__
+        X = _numeric_2d(X, name)
+        self._check_n_samples(X.shape, name)
+        dtype = [np.float64, np.float32] if self._preserves_float32() else np.float64
         try:
             X = validate_data(
                 self,
@@ -423,41 +565,28 @@ class BaseSelector(SelectorMixin, BaseEstimator):
                 # NumPy). Fortran order is what the benchmark .mat files load as, so
                 # their results are unchanged; a C-ordered input is copied once.
                 order="F",
+                ensure_all_finite=False,  # checked below, with our message
                 ensure_min_samples=self._min_samples,
                 reset=reset,
             )
-        except ValueError as exc:
-            msg = str(exc)
-            name = type(self).__name__
-            if "Input X contains NaN" in msg:
-                raise ValueError(
-                    f"{name}: X contains NaN (missing values), which ufsel selectors do not "
-                    "accept. Impute them (for example with sklearn.impute.SimpleImputer) or "
-                    "drop the affected samples or features before fitting."
-                ) from exc
-            if "Input X contains infinity" in msg:
-                raise ValueError(
-                    f"{name}: X contains infinity or a value too large for float64. Replace "
-                    "or drop the non-finite entries (or rescale the data) before fitting."
-                ) from exc
-            if "could not convert" in msg or "Unable to convert" in msg:
-                raise ValueError(
-                    f"{type(self).__name__} needs numeric input, but X holds values that "
-                    f"are not numbers ({msg}). Encode categorical columns (for example with "
-                    "sklearn.preprocessing.OneHotEncoder) or drop them before fitting."
-                ) from exc
-            if name not in msg:
-                raise ValueError(f"{name}: {msg}") from exc
-            raise
-        except TypeError as exc:
-            if "dtype" in str(exc) or "convert" in str(exc):
-                raise ValueError(
-                    f"{type(self).__name__} needs numeric input: {exc}. Encode or drop "
-                    "non-numeric columns before fitting."
-                ) from exc
-            raise
-        check_magnitude(X, type(self).__name__)
+        except ValueError as exc:  # what our checks above leave to scikit-learn
+            raise ValueError(f"{name}: {exc}") from exc
+        _check_finite(X, name)
+        check_magnitude(X, name)
         return X
+
+    def _check_n_samples(self, shape, name):
+        n, d = shape
+        if n < self._min_samples:
+            raise ValueError(
+                f"{name}: X has {n} sample(s) (shape={tuple(shape)}) while a minimum of "
+                f"{self._min_samples} is required."
+            )
+        if d < 1:
+            raise ValueError(
+                f"{name}: X has 0 feature(s) (shape={tuple(shape)}) while a minimum of 1 is "
+                "required."
+            )
 
     def _validate_dask(self, X, *, reset=True):
         """The dask counterpart of ``validate_data``: shape, dtype, finiteness, n_features_in_."""
@@ -465,14 +594,14 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         if not self._supports_dask:
             from ._registry import SELECTORS
 
-            able = sorted(k for k, cls in SELECTORS.items() if getattr(cls, "_supports_dask", False))
+            able = sorted(k for k, cls in SELECTORS.items() if cls._supports_dask)
             raise TypeError(
                 f"{name} does not accept dask arrays. Selectors that do: {able}. "
                 "Otherwise load the data into memory (X.compute()) first."
             )
         da = import_optional("dask.array", purpose=f"Fitting {name} on a dask array")
         if X.ndim != 2:
-            raise ValueError(f"Expected a 2D array, got a {X.ndim}D dask array instead.")
+            raise ValueError(f"{name} needs a 2D array, got a {X.ndim}D dask array.")
         if any(np.isnan(c) for c in X.shape):
             raise ValueError(
                 f"{name} needs the dask array's chunk sizes; call X.compute_chunk_sizes() first."
@@ -480,21 +609,15 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         if X.dtype.kind not in "biuf":
             raise ValueError(f"{name} needs numeric input, got a dask array of dtype {X.dtype}.")
         n, d = X.shape
-        if n < self._min_samples:
-            raise ValueError(
-                f"Found array with {n} sample(s) (shape={X.shape}) while a minimum of "
-                f"{self._min_samples} is required by {name}."
-            )
-        if d < 1:
-            raise ValueError(
-                f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
-                f"required by {name}."
-            )
-        dtype = (np.float32 if self._preserves_float32 and X.dtype == np.float32
+        self._check_n_samples(X.shape, name)
+        dtype = (np.float32 if self._preserves_float32() and X.dtype == np.float32
                  else np.float64)
         X = X.astype(dtype).rechunk({1: -1})
         if not bool(da.isfinite(X).all().compute()):
-            raise ValueError("Input X contains NaN or infinity.")
+            raise ValueError(
+                f"{name}: X contains NaN or infinity. Impute or drop the non-finite entries "
+                "before fitting."
+            )
         if reset:
             self.n_features_in_ = d
             if hasattr(self, "feature_names_in_"):

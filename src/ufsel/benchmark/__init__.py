@@ -12,9 +12,9 @@ Figures live in :mod:`ufsel.benchmark.plot`, the only module importing
 matplotlib (imported lazily).
 """
 
+from ._experiment import BASELINES, METRICS, TUNING_MODES, Experiment, load_experiment
 from ._report import write_report
 from ._runner import RunResult, format_summary, run
-from ._spec import BASELINES, METRICS, TUNING_MODES, Experiment, load_experiment
 
 __all__ = [
     "BASELINES",

@@ -21,7 +21,7 @@ def _int_list(text):
 
 def experiment_from_args(args):
     """An :class:`~ufsel.benchmark.Experiment` from the file and/or the flags."""
-    from ._spec import experiment_from_dict, load_experiment
+    from ._experiment import experiment_from_dict, load_experiment
 
     if args.experiment:
         exp = load_experiment(args.experiment)

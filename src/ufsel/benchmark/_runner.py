@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from ._cache import Store, atomic_write_text, canonical_json, content_key, to_jsonable
-from ._spec import load_experiment, resolve_params
+from ._experiment import load_experiment, resolve_params
 from ._tables import build_tables, write_tables
 from ._units import DataRef, EvalTask, FitTask, eval_key, fit_key, load_data, run_eval, run_fit
 
@@ -140,7 +140,7 @@ def _plan_settings(exp, ds_label, n_classes, counts, fp, version, failures, prot
     label-free estimate; it replaces the ``"n_classes"`` tokens and is the
     automatic ``n_clusters``.
     """
-    from .._registry import SELECTORS
+    from .. import SELECTORS
 
     out = []
     for m in exp.methods:

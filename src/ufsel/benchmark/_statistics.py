@@ -255,7 +255,7 @@ def leaderboard(results, experiment, summary, *, tuning="defaults", alpha=0.05):
     not run) has its status instead. The random baseline is the mean over the
     draws and the counts.
     """
-    from ._spec import METRICS
+    from ._experiment import METRICS
 
     methods = [m["label"] for m in experiment.get("methods", [])]
     datasets = [d["label"] for d in experiment.get("datasets", [])]

@@ -27,7 +27,7 @@ import json
 import numpy as np
 
 from ._cache import atomic_write_text, canonical_json, to_jsonable
-from ._spec import METRICS
+from ._experiment import METRICS
 
 __all__ = ["build_tables", "write_tables", "read_csv", "RUN_COLUMNS", "RESULT_COLUMNS"]
 

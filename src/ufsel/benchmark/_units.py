@@ -155,7 +155,7 @@ def _fit_entry(task, threads):
     """Fit one selector setting in this process; the cache entry (raises on failure)."""
     from threadpoolctl import threadpool_limits
 
-    from .._registry import get_selector
+    from .. import get_selector
 
     X, _, _ = load_data(task.data)
     cls = get_selector(task.selector)

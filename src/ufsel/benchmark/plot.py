@@ -41,7 +41,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 from ..utils import atomic_open
-from ._spec import METRICS
+from ._experiment import METRICS
 from ._tables import read_csv
 
 __all__ = ["draw_all", "plot_curves", "plot_sensitivity", "plot_convergence", "plot_cd",

@@ -1,7 +1,8 @@
 """Data sets: the benchmark .mat files, a user's data files, scikit-learn's built-ins, synthetic generators."""
 
 from ._corrupt import occlude
-from ._loaders import DATA_ENV, list_datasets, load_dataset, load_mat
+from ._load import load_dataset
+from ._loaders import DATA_ENV, list_datasets, load_mat
 from ._readers import FORMATS, read_data, read_labels
 from ._scale import make_mnist70k_like, make_sparse_tfidf, shift_images
 from ._synthetic import make_planted_clusters, make_three_gaussians

@@ -73,7 +73,7 @@ def make_mnist70k_like(n_samples=70_000, *, base=None, max_shift=2, noise=0.1,
     """
     rng = check_random_state(random_state)
     if base is None:
-        from ._loaders import load_dataset
+        from ._load import load_dataset
 
         base = load_dataset("mnist10k", data_dir=data_dir)
     X0, y0 = (base.data, base.target) if hasattr(base, "data") else base

@@ -9,8 +9,7 @@ from sklearn.cluster import KMeans
 from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import check_consistent_length
 
-from ..metrics import clustering_accuracy, nn_loo_error, normalized_mutual_info
-from ..metrics._clustering import check_labels
+from ..metrics import check_labels, clustering_accuracy, nn_loo_error, normalized_mutual_info
 
 __all__ = ["evaluate_clustering", "evaluate_selection", "sweep_n_features"]
 

@@ -1,6 +1,9 @@
 """Graph building blocks: sparse k-NN affinities, Laplacians, spectral embedding, local-learning graphs."""
 
+# ``import X as X``: building blocks the selectors share, reached through this package
+# rather than its private modules; not documented API (not in __all__).
 from ._adaptive import adaptive_neighbors, can_weights, nearest_by_exact_distance
+from ._adaptive import sorted_candidate_distances as sorted_candidate_distances
 from ._knn import (
     ANN_BACKENDS,
     APPROX_NEIGHBORS_MIN_SAMPLES,
@@ -14,6 +17,11 @@ from ._knn import (
     symmetrize,
     two_hop_candidates,
 )
+from ._knn import SYMMETRIZE as SYMMETRIZE
+from ._knn import WEIGHTS as WEIGHTS
+from ._knn import bandwidth_before_search as bandwidth_before_search
+from ._knn import knn_affinity_and_bandwidth as knn_affinity_and_bandwidth
+from ._knn import padded_rows as padded_rows
 from ._local import (
     global_discriminative_laplacian,
     local_centered_kernels,
@@ -23,6 +31,7 @@ from ._local import (
     local_regions,
     weighted_knn_graph,
 )
+from ._local import row_chunks as row_chunks
 from ._reconstruction import lle_weights, local_krr_laplacian, reconstruction_laplacian
 from ._spectral import (
     AMG_MIN_NODES,

@@ -121,7 +121,7 @@ def adaptive_neighbors(Z, n_neighbors, lambdas=None, n_candidates=None, candidat
         if candidates is None:
             return nearest_by_exact_distance(Z, m, algorithm=algorithm)
         _, ind = knn_among_candidates(Z, candidates, m)
-        return _exact_sorted(Z, ind)
+        return sorted_candidate_distances(Z, ind)
 
     if lambdas is None:
         # k + 1 nearest by exact distance, from a slightly larger search.
@@ -221,7 +221,7 @@ def nearest_by_exact_distance(Z, n_neighbors, *, algorithm="auto", n_extra=3):
         dist, ind = _gram_search(np.asarray(Z, dtype=np.float64), m)
     else:
         dist, ind = knn_graph(Z, m, algorithm=algorithm)
-    d2, ind = _exact_sorted(Z, ind)
+    d2, ind = sorted_candidate_distances(Z, ind)
     if m >= n - 1 or sparse.issparse(Z) or not exact:
         return d2[:, :k], ind[:, :k]
     sq = np.einsum("ij,ij->i", Z, Z)
@@ -241,7 +241,7 @@ def nearest_by_exact_distance(Z, n_neighbors, *, algorithm="auto", n_extra=3):
     return d2[:, :k], ind[:, :k]
 
 
-def _exact_sorted(Z, ind, chunk_size=4096):
+def sorted_candidate_distances(Z, ind, chunk_size=4096):
     """Squared distances ``||z_i - z_j||^2`` for the candidates ``j = ind[i]`` (-1 =
     padding, distance inf), computed from differences, each row sorted by
     (distance, index)."""

@@ -258,7 +258,7 @@ def _ties_to_smaller_index(X, dist, ind, n_neighbors, metric):
     return dist[rows, order], ind[rows, order]
 
 
-def _padded_rows(M, width=None):
+def padded_rows(M, width=None):
     """The rows of a CSR matrix as padded arrays: column indices (-1 = padding) and values
     (-inf = padding), ``width`` (default: the longest row) columns each, plus the row lengths."""
     M = sparse.csr_matrix(M)
@@ -307,7 +307,7 @@ def two_hop_candidates(graph, max_degree=None, *, min_candidates=0, random_state
     n = B.shape[0]
     H = B
     if max_degree is not None and n and np.diff(B.indptr).max() > max_degree:
-        cols, w, _ = _padded_rows(abs(B))
+        cols, w, _ = padded_rows(abs(B))
         top = np.argpartition(-w, max_degree - 1, axis=1)[:, :max_degree]
         keep = np.isfinite(np.take_along_axis(w, top, axis=1))
         H = sparse.csr_matrix(
@@ -320,7 +320,7 @@ def two_hop_candidates(graph, max_degree=None, *, min_candidates=0, random_state
     C = (B + H @ H).tocsr()
     C.setdiag(0)
     C.eliminate_zeros()
-    out, _, counts = _padded_rows(C, width=max(int(min_candidates), 1))
+    out, _, counts = padded_rows(C, width=max(int(min_candidates), 1))
     short = np.flatnonzero(counts < min_candidates)
     if short.size:
         rng = check_random_state(random_state)
@@ -687,7 +687,7 @@ def _shares_distance_matrix(X, algorithm, t):
                                           and resolve_neighbors_algorithm(algorithm, X) == "exact")))
 
 
-def _bandwidth_before_search(X, t, random_state=None):
+def bandwidth_before_search(X, t, random_state=None):
     """The bandwidth, estimated before any neighbour search, unless the search will share it.
 
     Where :func:`_shares_distance_matrix` holds, ``t`` is returned as it is (the

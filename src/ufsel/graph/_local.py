@@ -28,7 +28,7 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse import linalg as splinalg
 
-from ..linalg._woodbury import identity_plus_gram_inverse
+from ..linalg import identity_plus_gram_inverse
 from ._knn import (
     _bandwidth_and_neighbours,
     _shares_distance_matrix,
@@ -182,7 +182,7 @@ def local_learning_laplacian(S):
     return graph_laplacian(symmetrize(S + S.T, "none"))
 
 
-def _chunks(n, k, d):
+def row_chunks(n, k, d):
     step = max(1, _CHUNK_ELEMENTS // max(1, k * d))
     for start in range(0, n, step):
         yield slice(start, min(n, start + step))
@@ -238,7 +238,7 @@ def local_discriminative_laplacian(Xz, regions, lam):
     n, k = regions.shape
     H = np.eye(k) - 1.0 / k
     blocks = []
-    for sl in _chunks(n, k, Xz.shape[1]):
+    for sl in row_chunks(n, k, Xz.shape[1]):
         _, K = local_centered_kernels(Xz, regions, sl)
         K /= lam
         K += np.eye(k)

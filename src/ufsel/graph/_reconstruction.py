@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from ..linalg._local import local_gram
-from ._knn import _bandwidth_and_neighbours, _bandwidth_before_search, knn_affinity, knn_graph
+from ..linalg import local_gram
+from ._knn import _bandwidth_and_neighbours, bandwidth_before_search, knn_affinity, knn_graph
 from ._local import local_regions
 
 __all__ = ["lle_weights", "local_krr_laplacian", "reconstruction_laplacian"]
@@ -135,7 +135,7 @@ def local_krr_laplacian(X, n_neighbors=5, *, reg=0.1, t="mean", kernel="heat", r
         raise ValueError(f"kernel={kernel!r} not understood, valid options are 'heat' and "
                          "'affinity'.")
     n = X.shape[0]
-    t = _bandwidth_before_search(X, t, random_state=random_state)
+    t = bandwidth_before_search(X, t, random_state=random_state)
     if kernel == "affinity":  # knn_affinity shares the distance matrix itself
         return reconstruction_laplacian(_affinity_krr_weights(X, n_neighbors, reg, t))
     if isinstance(t, str):  # still to estimate: from the search's own distance matrix

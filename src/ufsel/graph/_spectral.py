@@ -18,8 +18,7 @@ from scipy.sparse import csgraph
 from scipy.sparse import linalg as splinalg
 from sklearn.utils import check_random_state
 
-from ..linalg import DENSE_EIGH_MAX, eigen_residuals, partial_eigh
-from ..linalg._eigen import DENSE_SMALLEST_MAX
+from ..linalg import DENSE_EIGH_MAX, DENSE_SMALLEST_MAX, eigen_residuals, partial_eigh
 from ..utils import optional_available
 
 #: Laplacians up to this order are decomposed densely by ``laplacian_smallest``.

@@ -1,6 +1,10 @@
 """Linear-algebra building blocks shared by the selectors."""
 
+# ``import X as X``: building blocks the selectors and ufsel.graph share, reached
+# through this package rather than its private modules; not documented API (not in
+# __all__).
 from ._eigen import DENSE_EIGH_MAX, amg_preconditioner, partial_eigh
+from ._eigen import DENSE_SMALLEST_MAX as DENSE_SMALLEST_MAX
 from ._indicator import kmeans_indicator, scaled_indicator
 from ._ky_fan import (
     KyFanStep,
@@ -9,6 +13,7 @@ from ._ky_fan import (
     ky_fan_smallest_diag_low_rank,
     ky_fan_smallest_low_rank,
 )
+from ._ky_fan import RowSpaceQuadratic as RowSpaceQuadratic
 from ._lars import lars_at_cardinalities
 from ._local import centered_gram, local_gram
 from ._multiplicative import multiplicative_update
@@ -23,6 +28,8 @@ from ._sparse_reg import (
     row_soft_threshold,
     soft_threshold,
 )
+from ._sparse_reg import l2p_norm_from_sq as l2p_norm_from_sq
+from ._sparse_reg import l2p_reweight_from_sq as l2p_reweight_from_sq
 from ._stats import (
     center_unit_norm,
     column_mean_var,
@@ -35,7 +42,9 @@ from ._stats import (
     transpose_dot,
     weighted_moments,
 )
+from ._stats import check_gram_size as check_gram_size
 from ._warm_eigh import eigen_residuals, smallest_eigvecs, warm_smallest_eigvecs
+from ._warm_eigh import resolve_eigen_method as resolve_eigen_method
 from ._woodbury import identity_plus_gram_inverse, ridge_solve
 
 __all__ = [

@@ -43,10 +43,10 @@ def l2p_norm(W, p=1.0, eps=0.0):
     eps : float, default=0.0
         Smoothing added to each squared row norm.
     """
-    return _l2p_norm_from_sq(row_norms_sq(W), p, eps)
+    return l2p_norm_from_sq(row_norms_sq(W), p, eps)
 
 
-def _l2p_norm_from_sq(sq, p, eps):
+def l2p_norm_from_sq(sq, p, eps):
     """:func:`l2p_norm` from the squared row norms ``sq`` (e.g. ``diag(W W^T)``)."""
     return float(np.sum((sq + eps) ** (p / 2.0)))
 
@@ -76,10 +76,10 @@ def l2p_reweight(W, p=1.0, eps=2.220446049250313e-16):
         raise ValueError(f"p must be in (0, 2], got p={p}.")
     if eps <= 0:
         raise ValueError(f"eps must be positive so that zero rows keep a finite weight, got {eps}.")
-    return _l2p_reweight_from_sq(row_norms_sq(W), p, eps)
+    return l2p_reweight_from_sq(row_norms_sq(W), p, eps)
 
 
-def _l2p_reweight_from_sq(sq, p, eps):
+def l2p_reweight_from_sq(sq, p, eps):
     """:func:`l2p_reweight` from the squared row norms ``sq`` (arguments not checked)."""
     return (p / 2.0) * (sq + eps) ** ((p - 2.0) / 2.0)
 

@@ -182,7 +182,7 @@ def constant_features(X, *, rtol=CONSTANT_RTOL):
     return (lo == hi) | (std <= rtol * smax)
 
 
-def _check_gram_size(d, owner):
+def check_gram_size(d, owner):
     need = d * d * 8
     if need > MAX_GRAM_BYTES:
         raise ValueError(
@@ -227,7 +227,7 @@ def gram_matrix(X, *, owner="ufsel"):
     owner : str, default="ufsel"
         Name used in the error message (the calling selector).
     """
-    _check_gram_size(X.shape[1], owner)
+    check_gram_size(X.shape[1], owner)
     if is_dask_array(X):
         return np.asarray(_compute(X.T @ X)[0])
     G = X.T @ X
@@ -248,7 +248,7 @@ def scatter_matrix(X, *, owner="ufsel"):
     owner : str, default="ufsel"
         Name used in the error message (the calling selector).
     """
-    _check_gram_size(X.shape[1], owner)
+    check_gram_size(X.shape[1], owner)
     n = X.shape[0]
     if is_dask_array(X):
         G, s1 = _compute(X.T @ X, X.sum(axis=0, dtype=np.float64))

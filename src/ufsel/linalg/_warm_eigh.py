@@ -174,7 +174,7 @@ def resolve_eigen_method(method, n, warm, dense_max=DENSE_EIGH_MAX):
 
 
 def smallest_eigvecs(A, c, *, method="auto", Y0=None, dense_max=DENSE_EIGH_MAX,
-                     random_state=None, owner="ufsel"):
+                     random_state=None, owner="ufsel", tol=None, maxiter=40):
     """The c smallest eigenvectors of symmetric A for one step of an alternating solver.
 
     Parameters
@@ -195,6 +195,9 @@ def smallest_eigvecs(A, c, *, method="auto", Y0=None, dense_max=DENSE_EIGH_MAX,
         Largest n that ``"auto"`` solves densely.
     random_state : int, RandomState or None
     owner : str
+    tol, maxiter
+        LOBPCG's tolerance and iteration limit (``"lobpcg"``; see
+        :func:`warm_smallest_eigvecs`).
 
     Returns
     -------
@@ -211,4 +214,5 @@ def smallest_eigvecs(A, c, *, method="auto", Y0=None, dense_max=DENSE_EIGH_MAX,
                             random_state=random_state)[1]
     if Y0 is None:
         Y0 = check_random_state(random_state).standard_normal((n, c))
-    return warm_smallest_eigvecs(A, Y0, random_state=random_state, owner=owner)
+    return warm_smallest_eigvecs(A, Y0, tol=tol, maxiter=maxiter, random_state=random_state,
+                                 owner=owner)

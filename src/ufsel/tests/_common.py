@@ -1,7 +1,7 @@
 """Shared helpers of the reliability suites (test_common, test_properties).
 
-Everything here is generated from the registry (``ufsel._registry.SELECTORS``
-and ``TEST_PARAMS``): a selector added there is covered without touching the
+Everything here is generated from the registry (``ufsel._registry.SELECTORS``)
+and :data:`TEST_PARAMS`: a registered selector is covered without touching the
 suites.
 """
 
@@ -16,11 +16,34 @@ from scipy import sparse
 from sklearn.utils import check_array
 
 import ufsel  # noqa: F401  (registers the selectors)
-from ufsel._registry import SELECTORS, TEST_PARAMS
+from ufsel._registry import SELECTORS
 from ufsel.linalg import constant_features
 
 #: Registered selector names, sorted (the parametrisation axis of the suites).
 NAMES = sorted(SELECTORS)
+
+#: name -> constructor parameters that make a fit fast on the small test data
+#: (every selector not listed runs at its defaults; random_state=0 is added by
+#: :func:`params_of`).
+TEST_PARAMS: dict[str, dict] = {
+    "laplacianscore": {"n_neighbors": 3},
+    "mcfs": {"n_neighbors": 3, "n_clusters": 2},
+    "spcafs": {"n_components": 2, "max_iter": 30},
+    "ufsa": {"n_clusters": 2, "n_neighbors": 3, "max_iter": 5, "tol": 1e-2, "w_max_iter": 2000},
+    "rsfs": {"n_neighbors": 3, "n_clusters": 2, "max_iter": 5, "tol": 0.1},
+    "lgdfs": {"n_neighbors": 3, "n_clusters": 2, "max_iter": 3, "tol": 0.1},
+    "udfs": {"n_neighbors": 3, "n_clusters": 2, "max_iter": 5, "tol": 1e-2},
+    "ndfs": {"n_neighbors": 3, "n_clusters": 2, "max_iter": 5, "tol": 1e-2},
+    "jelsr": {"n_neighbors": 3, "n_clusters": 2, "max_iter": 5, "tol": 1e-2},
+    "rufs": {"n_neighbors": 3, "n_clusters": 2, "max_iter": 5, "tol": 1e-2},
+    "spec": {"n_neighbors": 3, "n_clusters": 2},
+    "evsc": {"n_neighbors": 3, "n_clusters": 2},
+    "qalpha": {"n_clusters": 2, "max_iter": 20},
+    "eufs": {"n_neighbors": 3, "n_clusters": 2, "max_iter": 20},
+    "dgufs": {"n_neighbors": 3, "max_iter": 2},
+    "sogfs": {"n_neighbors": 3, "n_clusters": 2, "max_iter": 10},
+    "rne": {"n_neighbors": 3, "max_iter": 10, "n_inner": 5},
+}
 
 #: (selector name, case) -> written reason, for the few hostile-input cases a
 #: method legitimately cannot support. Kept minimal; each entry turns the
@@ -114,7 +137,7 @@ def check_fitted(est, X):
     const = est.constant_features_
     assert const.shape == (d,) and const.dtype == bool
     Xv = check_array(X, accept_sparse=("csr", "csc"),
-                     dtype=[np.float64, np.float32] if est._preserves_float32 else np.float64)
+                     dtype=[np.float64, np.float32] if est._preserves_float32() else np.float64)
     np.testing.assert_array_equal(const, constant_features(Xv), "constant_features_ is not X's")
     order = np.argsort(r)
     assert not np.any(np.diff(const[order].astype(int)) < 0), (

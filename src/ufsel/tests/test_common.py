@@ -28,8 +28,9 @@ import pytest
 from scipy import sparse
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
 
+import ufsel
 from ufsel._registry import SELECTORS
 from ufsel.base import BaseSelector, NumericalError
 
@@ -164,7 +165,7 @@ CASES = {
     "empty_features": Case(_with(lambda X: X[:, :0]), "raises", r"0 feature"),
     "one_sample": Case(_with(lambda X: X[:1]), "raises", r"1 sample"),
     "1d_input": Case(_with(lambda X: X[:, 0]), "raises", r"2D array"),
-    "3d_input": Case(_with(lambda X: X[:, :, None]), "raises", r"dim 3"),
+    "3d_input": Case(_with(lambda X: X[:, :, None]), "raises", r"2D array.*got a 3D array"),
     "complex": Case(_with(lambda X: X + 1j), "raises", r"[Cc]omplex"),
     "strings": Case(_with(lambda X: X.astype(str).astype(object)), "either"),
     "words": Case(_with(lambda X: np.where(X > 0, "a", "b").astype(object)), "raises",
@@ -337,6 +338,34 @@ def test_fit_rankings_match_fit(name):
             est.fit_rankings(X, bad)
     with pytest.raises(ValueError, match="n_features_to_select"):
         est.fit_rankings(X, [D + 1])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_fit_rankings_validates_like_fit(name):
+    """fit_rankings refuses every invalid parameter and bad data exactly where fit does."""
+    X = tiny_data()
+    est = make(name)
+    checked = 0
+    for param, constraints in type(est)._parameter_constraints.items():
+        if param == "n_features_to_select" or "no_validation" in constraints:
+            continue
+        bad = make(name, **{param: "not-a-valid-value"})
+        with pytest.raises(InvalidParameterError, match=param):
+            bad.fit(X)
+        with pytest.raises(InvalidParameterError, match=param):
+            bad.fit_rankings(X, [1, 2])
+        checked += 1
+    assert checked == len(type(est)._parameter_constraints) - 1
+    with pytest.raises(ValueError, match=f"{type(est).__name__}: X contains NaN"):
+        est.fit_rankings(np.where(X > 2, np.nan, X), [1, 2])
+
+
+def test_fit_rankings_refuses_a_negative_ridge():
+    """The case of the report: MCFS(ridge=-5.0) is refused by fit_rankings as by fit."""
+    X = tiny_data()
+    for call in (lambda est: est.fit(X), lambda est: est.fit_rankings(X, [2, 4])):
+        with pytest.raises(InvalidParameterError, match="ridge"):
+            call(ufsel.MCFS(ridge=-5.0, n_neighbors=3, n_clusters=2))
 
 
 # ----------------------------------------- parameters at their extremes

@@ -3,17 +3,13 @@
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from ufsel._registry import SELECTORS, TEST_PARAMS
+from ufsel._registry import SELECTORS
+
+from ._common import NAMES, make
 
 
 def _instances():
-    out = []
-    for name, cls in sorted(SELECTORS.items()):
-        params = dict(TEST_PARAMS.get(name, {}))
-        if "random_state" in cls().get_params():
-            params.setdefault("random_state", 0)
-        out.append(cls(**params))
-    return out
+    return [make(name) for name in NAMES]
 
 
 #: Checks a selector may fail, each with its reason.

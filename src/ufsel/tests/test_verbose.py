@@ -6,8 +6,9 @@ import warnings
 import numpy as np
 import pytest
 
-from ufsel._iterate import ObjectiveTracker, record_objective
+from ufsel._iterate import ObjectiveTracker
 from ufsel._registry import SELECTORS
+from ufsel.base import NumericalError
 from ufsel.datasets import make_planted_clusters
 
 LINE = re.compile(r"^(\w+): iteration +(\d+)  objective (\S+)  relative change +(\S+)  "
@@ -37,20 +38,19 @@ def test_tracker_prints_one_line_per_iteration(capsys):
 
 def test_quiet_by_default(capsys):
     tracker = ObjectiveTracker("Demo", 10, 1e-3)
-    history = []
-    for it, value in enumerate((3.0, 2.0), start=1):
+    for value in (3.0, 2.0):
         tracker.append(value)
-        record_objective("Demo", history, value, it, "hint")
     assert capsys.readouterr().out == ""
 
 
-def test_record_objective_reports(capsys):
-    history = []
-    for it, value in enumerate((4.0, 3.0), start=1):
-        change = record_objective("Demo", history, value, it, "hint", verbose=2)
-    lines = _lines(capsys.readouterr().out)
-    assert all(lines) and len(lines) == 2 and change == pytest.approx(0.25)
-    assert float(lines[1][4]) == pytest.approx(0.25, rel=1e-3)
+def test_tracker_without_tol_and_with_advice():
+    """tol=None never converges (RNE's max_iter iterations); ``advice`` ends the error."""
+    tracker = ObjectiveTracker("Demo", 10, None, advice="Change alpha.")
+    assert not tracker.append(4.0) and not tracker.append(4.0)
+    assert tracker.last_change == 0.0 and tracker.values == [4.0, 4.0]
+    with pytest.raises(NumericalError, match=r"^Demo: the objective became nan at iteration 3\. "
+                                             r"Change alpha\.$"):
+        tracker.append(np.nan)
 
 
 def test_every_iterative_selector_takes_verbose():

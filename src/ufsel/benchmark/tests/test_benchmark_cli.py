@@ -76,7 +76,7 @@ def test_experiment_validation_errors():
 
 
 def test_n_classes_tokens():
-    from ufsel.benchmark._spec import resolve_params
+    from ufsel.benchmark._experiment import resolve_params
 
     assert resolve_params({"a": "n_classes", "b": "n_classes-1", "c": "n_classes + 2",
                            "d": "heat", "e": 3}, 10) == {"a": 10, "b": 9, "c": 12, "d": "heat",

@@ -9,7 +9,7 @@ import pytest
 from ufsel._registry import SELECTORS
 from ufsel.base import BaseSelector
 from ufsel.benchmark import run
-from ufsel.benchmark._spec import experiment_from_dict, grid_counts
+from ufsel.benchmark._experiment import experiment_from_dict, grid_counts
 from ufsel.benchmark.tests._helpers import REPO, quiet
 
 
