@@ -14,6 +14,7 @@ from ._knn import (
     knn_among_candidates,
     knn_graph,
     resolve_neighbors_algorithm,
+    reuse_neighbor_searches,
     symmetrize,
     two_hop_candidates,
 )
@@ -62,6 +63,7 @@ __all__ = [
     "knn_affinity",
     "knn_among_candidates",
     "knn_graph",
+    "reuse_neighbor_searches",
     "laplacian_smallest",
     "lle_weights",
     "nearest_by_exact_distance",

@@ -13,6 +13,9 @@ excluding the point itself, heat-kernel weights ``exp(-d^2 / (2 t^2))`` with
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import hashlib
 import importlib.util
 import logging
 import sys
@@ -216,12 +219,57 @@ def knn_graph(X, n_neighbors=5, *, metric="euclidean", algorithm="auto", n_jobs=
             return _knn_hnsw(X, n_neighbors, metric, n_jobs, init_indices)
         return _knn_nndescent(X, n_neighbors, metric, n_jobs, random_state, init_indices)
     backend = algorithm if algorithm in ("brute", "kd_tree", "ball_tree") else "auto"
+    cache = _SEARCHES.get()
+    key = None if cache is None else _search_key(X, n_neighbors, metric, backend)
+    if key is not None and key in cache:
+        dist, ind = cache[key]
+        return dist.copy(), ind.copy()
     n = X.shape[0]
     extra = 1 if n_neighbors < n - 1 else 0  # one more, to see a tie at the boundary
     nn = NearestNeighbors(n_neighbors=n_neighbors + extra, metric=metric, algorithm=backend,
                           n_jobs=n_jobs).fit(X)
     dist, ind = nn.kneighbors(return_distance=True)
-    return _ties_to_smaller_index(X, dist, ind, n_neighbors, metric)
+    dist, ind = _ties_to_smaller_index(X, dist, ind, n_neighbors, metric)
+    if key is not None:
+        cache[key] = (dist.copy(), ind.copy())
+    return dist, ind
+
+
+#: The exact searches of the current :func:`reuse_neighbor_searches` scope (None outside).
+_SEARCHES = contextvars.ContextVar("ufsel_neighbor_searches", default=None)
+
+
+def _search_key(X, n_neighbors, metric, backend):
+    """What identifies an exact search: the data's content (a digest of its bytes, so
+    that a temporary array at a reused address is never taken for another), its shape
+    and dtype, k, the metric and the backend. None for data that are not a dense array."""
+    if not isinstance(X, np.ndarray):
+        return None
+    data = X if X.flags.c_contiguous else X.T if X.flags.f_contiguous else np.ascontiguousarray(X)
+    digest = hashlib.blake2b(memoryview(data).cast("B"), digest_size=16).hexdigest()
+    return digest, X.shape, X.dtype.str, X.flags.f_contiguous, n_neighbors, metric, backend
+
+
+@contextlib.contextmanager
+def reuse_neighbor_searches():
+    """Within this scope, an exact k-NN search of data already searched is not repeated.
+
+    The exact searches of :func:`knn_graph` (and so of every graph built from it) are
+    kept for the scope, and a search for the same k neighbours of the same data (by
+    content), metric and backend returns a copy of the kept result, identical to a new
+    search. :class:`~ufsel.model_selection.AutoSelector` uses it, so that its
+    graph-based candidates (Laplacian Score, SPEC, MCFS at each scale) search the data
+    once.
+
+    Yields
+    ------
+    None
+    """
+    token = _SEARCHES.set({})
+    try:
+        yield
+    finally:
+        _SEARCHES.reset(token)
 
 
 #: Distances held at once when rows with a tied k-th neighbour are searched again.

@@ -16,6 +16,7 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._registry import get_selector
+from ..graph import reuse_neighbor_searches
 from ..linalg import column_mean_var, constant_features
 from ..utils import thread_limit
 from ._criteria import (
@@ -340,6 +341,12 @@ class AutoSelector(SelectorMixin, BaseEstimator):
         """
         X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, order="F",
                           ensure_min_samples=4, ensure_min_features=2)
+        # the cluster-count estimate and the graph-based candidates search X's
+        # neighbours once
+        with reuse_neighbor_searches():
+            return self._fit(X)
+
+    def _fit(self, X):
         n, d = X.shape
         rng = check_random_state(self.random_state)
         seed = lambda: int(rng.randint(np.iinfo(np.int32).max))  # noqa: E731
@@ -401,8 +408,7 @@ class AutoSelector(SelectorMixin, BaseEstimator):
                 self.n_features_to_select_ = max(1, int(np.floor(k * d * (1.0 + 1e-12))))
         if est._scores_depend_on_count:
             # the chosen count's own ranking (MCFS: LARS stopped at that cardinality)
-            with thread_limit(n * d):
-                est.set_params(n_features_to_select=self.n_features_to_select_).fit(Xw)
+            est.set_params(n_features_to_select=self.n_features_to_select_).fit(Xw)
         self.selector_ = est
         self.scores_ = est.scores_.copy()
         self.ranking_ = est.ranking_.copy()
@@ -426,13 +432,12 @@ class AutoSelector(SelectorMixin, BaseEstimator):
                 params = candidate_params(cls, Kc)
                 self._log(3, f"fitting candidate {name} {params}")
                 est = cls(**params, n_features_to_select=int(counts[-1]))
-                try:
-                    with thread_limit(n * d):
-                        if est._scores_depend_on_count:
-                            rankings = est.fit_rankings(Xw, counts)
-                        else:
-                            est.fit(Xw)
-                            rankings = {int(k): est.ranking_ for k in counts}
+                try:  # (each fit runs under the thread policy, in the base class)
+                    if est._scores_depend_on_count:
+                        rankings = est.fit_rankings(Xw, counts)
+                    else:
+                        est.fit(Xw)
+                        rankings = {int(k): est.ranking_ for k in counts}
                 except (ValueError, ArithmeticError) as exc:
                     self._log(2, f"{name} ({params}) failed: {exc}")
                     self.candidates_.append({"method": name.lower(), "standardize": std,
@@ -464,10 +469,9 @@ class AutoSelector(SelectorMixin, BaseEstimator):
                                    held_out=n >= HELD_OUT_MIN_SAMPLES, random_state=rng)
         if self.n_resamples > 0 and k < d:
             template = est.__class__(**{**est.get_params(), "n_features_to_select": k})
-            with thread_limit(n * d):
-                stability = selection_stability(
-                    template, Xw, n_resamples=max(2, self.n_resamples),
-                    subsample=min(0.5, STABILITY_ROWS / n), random_state=rng)
+            stability = selection_stability(
+                template, Xw, n_resamples=max(2, self.n_resamples),
+                subsample=min(0.5, STABILITY_ROWS / n), random_state=rng)
             verdict = dataclasses.replace(verdict, stability=stability)
         return verdict
 

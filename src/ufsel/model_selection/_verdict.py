@@ -78,6 +78,7 @@ class Verdict:
                 f"{crit} criterion {where} {self.test.statistic:.3f} against "
                 f"{self.test.null_mean:.3f} +- {self.test.null_std:.3f} for "
                 + (f"all {self.test.null.size} subsets" if self.test.exact
+                   and self.test.null.size > 1 else "the only subset" if self.test.exact
                    else f"{self.test.null.size} random subsets")
                 + f" of the same size (z = {self.z_score:.2f}, p = {self.p_value:.3g}). ")
         if self.beats_random:
@@ -99,7 +100,7 @@ class Verdict:
             body += (f"Stability under resampling (Nogueira et al.): {s.value:.2f} "
                      f"[{s.ci_low:.2f}, {s.ci_high:.2f}] (1 = the same features every time, "
                      "0 = no more alike than random choices).")
-        return head + body
+        return (head + body).strip()
 
     def __repr__(self):
         return (f"Verdict(beats_random={self.beats_random}, z_score={self.z_score:.2f}, "
@@ -194,8 +195,7 @@ def assess_selection(X, support, *, estimator=None, method=None, n_clusters=None
         half = clone(estimator).set_params(n_features_to_select=int(cols.size))
         if "random_state" in half.get_params():
             half.set_params(random_state=int(rng.randint(2**31 - 1)))
-        with thread_limit(n * d):
-            cols = support_indices(half.fit(X[fit_rows]).get_support(), d)
+        cols = support_indices(half.fit(X[fit_rows]).get_support(), d)
         Xt = X[test_rows]
     f = make_criterion(Xt, criterion, n_clusters=None if n_clusters is None
                        else int(min(n_clusters, Xt.shape[0] - 1)),

@@ -97,7 +97,7 @@ def test_csv_without_labels_named_ranking_sidecar_and_transform(tmp_path, csv_fi
     from ufsel.model_selection import assess_selection
 
     v = assess_selection(X, api.get_support(), estimator=api, method="MCFS", n_clusters=K,
-                         random_state=0)
+                         held_out=True, random_state=0)
     assert v.summary().strip() in out and meta["verdict"] == v.summary()
     assert meta["beats_random"] is v.beats_random
     assert meta["verdict_details"]["p_value"] == v.p_value

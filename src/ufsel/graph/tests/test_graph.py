@@ -272,3 +272,27 @@ def test_tied_rows_are_searched_again_in_blocks(monkeypatch):
     assert len(calls) > 1 and max(calls) <= 7
     np.testing.assert_array_equal(blocked[1], whole[1])
     np.testing.assert_array_equal(blocked[0], whole[0])
+
+
+def test_reuse_neighbor_searches_gives_the_same_graphs(monkeypatch):
+    from ufsel.graph import _knn, knn_graph, reuse_neighbor_searches
+
+    rng = np.random.RandomState(0)
+    X = np.round(rng.rand(120, 6), 1)  # rounded: many tied distances
+    fresh = {k: knn_graph(X, k) for k in (10, 5)}
+    searches = []
+    real = _knn.NearestNeighbors
+    monkeypatch.setattr(_knn, "NearestNeighbors",
+                        lambda *a, **kw: searches.append(kw) or real(*a, **kw))
+    with reuse_neighbor_searches():
+        first = {k: knn_graph(X, k) for k in (10, 5)}
+        first[5][0][:] = -1.0  # a caller's change does not reach the kept search
+        again = knn_graph(np.asfortranarray(X).copy(order="C"), 5)  # same content
+        other = X.copy()
+        other[0, 0] += 0.5  # other data: searched anew
+        changed = knn_graph(other, 5)
+    assert len(searches) == 3  # 10, 5 and the changed data; `again` came from the scope
+    assert np.array_equal(first[10][1], fresh[10][1])
+    assert np.array_equal(again[1], fresh[5][1]) and np.array_equal(again[0], fresh[5][0])
+    assert not np.array_equal(changed[1], fresh[5][1])
+    assert np.array_equal(changed[1], knn_graph(other, 5)[1])
