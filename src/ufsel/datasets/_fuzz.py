@@ -1,7 +1,7 @@
 """Seed files and byte mutations for fuzzing the ``.mat`` loader.
 
 Used by ``tests/test_datasets_untrusted.py`` (a short hypothesis run in CI)
-and ``benchmarks/fuzz_loader.py`` (a long run). Not part of the public API.
+and ``benchmarks/tools/fuzz_loader.py`` (a long run). Not part of the public API.
 """
 
 from __future__ import annotations

@@ -59,7 +59,7 @@ _BACKEND_MODULE = {"hnsw": "faiss", "nndescent": "pynndescent"}
 #: the construction and of the search (the search uses at least twice the
 #: number of neighbours asked for). Recall at these settings: above 0.96 on
 #: 20,000 x 50 i.i.d. Gaussian points (k = 10; the hardest case, no cluster
-#: structure) and above 0.99 on clustered data (``benchmarks/bench_neighbors.py``).
+#: structure) and above 0.99 on clustered data (``benchmarks/speed/bench_neighbors.py``).
 HNSW_M, HNSW_EF_CONSTRUCTION, HNSW_EF_SEARCH = 32, 80, 64
 
 _logger = logging.getLogger(__name__)

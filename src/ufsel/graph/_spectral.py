@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 #: ``eigen_solver="auto"`` uses AMG-preconditioned LOBPCG from this many nodes
-#: when pyamg is installed (benchmarks/bench_spectral.py compares the two): AMG's
+#: when pyamg is installed (benchmarks/speed/bench_spectral.py compares the two): AMG's
 #: cost grows about linearly while ARPACK's restarts grow faster, so AMG takes over
 #: on large graphs.
 AMG_MIN_NODES = 100_000

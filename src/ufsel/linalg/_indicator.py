@@ -56,7 +56,7 @@ def kmeans_indicator(Z, n_clusters, *, random_state, n_init=10, offset=0.2, init
     assignment (a point exactly as far from two starting rows): the
     d-dimensional computation resolves them exactly, to the lower cluster
     index, and the factor by its rounding, so on such data a start can end
-    in a different partition (``benchmarks/bench_kmeans_factor.py`` compares
+    in a different partition (``benchmarks/speed/bench_kmeans_factor.py`` compares
     the labels with scikit-learn's on Z itself).
     scikit-learn's ``tol`` is relative to the mean per-column variance,
     total / d here and total / n for the factor, so it is scaled by n / d: the

@@ -5,7 +5,7 @@ Every malformed file gives a ``ValueError`` naming the file (a missing file a
 nothing is ever unpickled. The loader is fuzzed with hypothesis on mutated
 copies of small valid files: synthetic ones written here, plus the smallest
 real benchmark files when ``UFSEL_DATA`` points at them (copied to a
-temporary directory, never into the repository). ``benchmarks/fuzz_loader.py``
+temporary directory, never into the repository). ``benchmarks/tools/fuzz_loader.py``
 runs the same fuzzing for longer.
 """
 

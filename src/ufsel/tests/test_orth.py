@@ -63,7 +63,7 @@ def random_stiefel_problem(seed):
     """``(A, B, V)``: d in [5, 40), k in [1, 5); A with k negative eigenvalues in [-5, -1]
     (eigenvectors V, the minimiser's span when B = 0) and d - k in [0, 10^u], u uniform in
     [0, 4]; B = 0 for even seeds, random for odd ones. Also used by
-    benchmarks/trust_region_termination.py."""
+    benchmarks/studies/trust_region_termination.py."""
     rng = np.random.default_rng(seed)
     d, k = int(rng.integers(5, 40)), int(rng.integers(1, 5))
     Q = polar_factor(rng.standard_normal((d, d)))

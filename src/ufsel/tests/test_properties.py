@@ -17,7 +17,7 @@ shape, column scales, layout and optional constant column hypothesis draws:
 arbitrary float arrays would mostly test exact ties in k-NN distances, which
 no method resolves in a permutation-invariant way. Examples per selector are
 few (``_EXAMPLES``) and the search is derandomised, so CI is reproducible and
-fast; ``benchmarks/fuzz_loader.py`` is the place for long runs.
+fast; ``benchmarks/tools/fuzz_loader.py`` is the place for long runs.
 """
 
 from __future__ import annotations
