@@ -135,6 +135,22 @@ def test_source_names_no_commit_or_date():
                        "in benchmarks/):\n" + "\n".join(found))
 
 
+def test_user_guide_names_no_commit_or_date():
+    docs = SRC.parents[1] / "docs"
+    if not docs.is_dir():
+        pytest.skip("no docs/ in this checkout (an installed wheel)")
+    found = []
+    for path in sorted([*docs.rglob("*.md"), *docs.rglob("*.rst"), docs.parent / "README.md"]):
+        if "_build" in path.parts or "generated" in path.parts:
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for pattern in (COMMIT, ISO_DATE):
+                for match in pattern.finditer(line):
+                    found.append(f"{path.name}:{number}: {match.group()}")
+    assert not found, ("commit hashes or dates in the guide or the README (history goes "
+                       "into a dated study note in benchmarks/studies/):\n" + "\n".join(found))
+
+
 @pytest.mark.parametrize("text, hit", [
     ("up to d176" "c49: 15 fresh processes", True),   # split: no hash in src
     ("the route script at 9e7d" "619", True),
