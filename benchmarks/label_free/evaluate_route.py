@@ -289,7 +289,9 @@ def write_table(path, halves, ref, command, elapsed, options):
              f"Command: `{command}`", "",
              f"Route options: {options or 'the defaults'}. Run time of this invocation "
              f"{elapsed / 60:.1f} min on {platform.machine()}, {os.cpu_count()} cores, "
-             f"BLAS {blas}, one thread.", "",
+             f"BLAS {blas}, one thread (rows already in the cache, `--cache`, are not "
+             "recomputed; `route s` is each route's own time, taken when it ran, and "
+             "`route time` their sum).", "",
              "Goals on the validation half: route ACC above random on >= 90 % of the data "
              "sets, mean gap to the label-chosen best <= 3 ACC points, verdict right >= 90 % "
              "of the times it says 'beats random'.", "", *SUMMARY_HEAD]
