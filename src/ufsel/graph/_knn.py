@@ -213,36 +213,45 @@ def knn_graph(X, n_neighbors=5, *, metric="euclidean", algorithm="auto", n_jobs=
     how = resolve_neighbors_algorithm(algorithm, X)
     if how == "dask":
         return _knn_dask(X, n_neighbors, metric)
+    cache = _SEARCHES.get()
+    # NN-descent with a generator as its seed, or started from candidates, is not kept
+    keep = cache is not None and init_indices is None and (
+        random_state is None or isinstance(random_state, (int, np.integer)))
+    key = _search_key(X, n_neighbors, metric, (algorithm, how, random_state)) if keep else None
+    if key is not None and key in cache:
+        dist, ind = cache[key]
+        return dist.copy(), ind.copy()
+    dist, ind = _knn_search(X, n_neighbors, metric, algorithm, how, n_jobs, random_state,
+                            init_indices)
+    if key is not None:
+        cache[key] = (dist.copy(), ind.copy())
+    return dist, ind
+
+
+def _knn_search(X, n_neighbors, metric, algorithm, how, n_jobs, random_state, init_indices):
     if how == "approximate":
         backend = algorithm if algorithm in ANN_BACKENDS else approximate_backend(X)
         if backend == "hnsw" or (backend is None and not sparse.issparse(X)):
             return _knn_hnsw(X, n_neighbors, metric, n_jobs, init_indices)
         return _knn_nndescent(X, n_neighbors, metric, n_jobs, random_state, init_indices)
     backend = algorithm if algorithm in ("brute", "kd_tree", "ball_tree") else "auto"
-    cache = _SEARCHES.get()
-    key = None if cache is None else _search_key(X, n_neighbors, metric, backend)
-    if key is not None and key in cache:
-        dist, ind = cache[key]
-        return dist.copy(), ind.copy()
     n = X.shape[0]
     extra = 1 if n_neighbors < n - 1 else 0  # one more, to see a tie at the boundary
     nn = NearestNeighbors(n_neighbors=n_neighbors + extra, metric=metric, algorithm=backend,
                           n_jobs=n_jobs).fit(X)
     dist, ind = nn.kneighbors(return_distance=True)
-    dist, ind = _ties_to_smaller_index(X, dist, ind, n_neighbors, metric)
-    if key is not None:
-        cache[key] = (dist.copy(), ind.copy())
-    return dist, ind
+    return _ties_to_smaller_index(X, dist, ind, n_neighbors, metric)
 
 
-#: The exact searches of the current :func:`reuse_neighbor_searches` scope (None outside).
+#: The searches of the current :func:`reuse_neighbor_searches` scope (None outside).
 _SEARCHES = contextvars.ContextVar("ufsel_neighbor_searches", default=None)
 
 
 def _search_key(X, n_neighbors, metric, backend):
-    """What identifies an exact search: the data's content (a digest of its bytes, so
-    that a temporary array at a reused address is never taken for another), its shape
-    and dtype, k, the metric and the backend. None for data that are not a dense array."""
+    """What identifies a search: the data's content (a digest of its bytes, so that a
+    temporary array at a reused address is never taken for another), its shape and
+    dtype, k, the metric and the backend (with its seed). None for data that are not a
+    dense array."""
     if not isinstance(X, np.ndarray):
         return None
     data = X if X.flags.c_contiguous else X.T if X.flags.f_contiguous else np.ascontiguousarray(X)
@@ -254,10 +263,11 @@ def _search_key(X, n_neighbors, metric, backend):
 def reuse_neighbor_searches():
     """Within this scope, an exact k-NN search of data already searched is not repeated.
 
-    The exact searches of :func:`knn_graph` (and so of every graph built from it) are
-    kept for the scope, and a search for the same k neighbours of the same data (by
-    content), metric and backend returns a copy of the kept result, identical to a new
-    search. :class:`~ufsel.model_selection.AutoSelector` uses it, so that its
+    The searches of :func:`knn_graph` (and so of every graph built from it) are kept for
+    the scope, and a search for the same k neighbours of the same data (by content),
+    metric and backend returns a copy of the kept result, identical to a new search (the
+    approximate backends are deterministic for a given seed; NN-descent seeded by a
+    generator, or started from candidate neighbours, searches anew). :class:`~ufsel.model_selection.AutoSelector` uses it, so that its
     graph-based candidates (Laplacian Score, SPEC, MCFS at each scale) search the data
     once.
 
