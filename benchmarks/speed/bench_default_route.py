@@ -42,7 +42,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "benchmarks" / "results" / "speed" / "default_route.md"
 STAGES = ("estimate_n_clusters", "make_criterion", "_choose", "fit_rankings",
-          "suggest_n_features", "assess_selection", "selection_stability", "knn_graph",
+          "feature_count_curve", "assess_selection", "selection_stability", "knn_graph",
           "spectral_embedding", "KMeans.fit")
 
 
@@ -61,10 +61,9 @@ def write_planted(folder):
 def write_mnist70k(folder):
     from ufsel.datasets import make_mnist70k_like
 
-    X = make_mnist70k_like(random_state=0)
-    X = X[0] if isinstance(X, tuple) else X
+    data = make_mnist70k_like(random_state=0)  # a Bunch, like load_dataset
     path = Path(folder) / "mnist70k_like.npy"
-    np.save(path, np.asarray(X, dtype=np.float32))
+    np.save(path, np.asarray(data.data, dtype=np.float32))
     return path
 
 
@@ -136,8 +135,9 @@ def main(argv=None):
              f"{' --profile' if args.profile else ''}`", "",
              f"Machine: {platform.machine()}, {os.cpu_count()} cores; OMP_NUM_THREADS="
              f"{os.environ.get('OMP_NUM_THREADS', 'unset')}, UFSEL_NUM_THREADS="
-             f"{os.environ.get('UFSEL_NUM_THREADS', 'unset')}; median of {args.repeats} "
-             "alternating runs, each a fresh `ufsel select` process.", "",
+             f"{os.environ.get('UFSEL_NUM_THREADS', 'unset')}; load average "
+             f"{os.getloadavg()[0]:.1f} at the start (other jobs shared the cores); median of "
+             f"{args.repeats} alternating runs, each a fresh `ufsel select` process.", "",
              "| case | n x d | route s | MCFS s | ratio (goal <= 10) | route's choice | "
              "peak MiB | note |", "|---|---|---|---|---|---|---|---|"]
     log = lambda s: print(s, flush=True)  # noqa: E731

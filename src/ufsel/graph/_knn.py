@@ -214,10 +214,15 @@ def knn_graph(X, n_neighbors=5, *, metric="euclidean", algorithm="auto", n_jobs=
     if how == "dask":
         return _knn_dask(X, n_neighbors, metric)
     cache = _SEARCHES.get()
-    # NN-descent with a generator as its seed, or started from candidates, is not kept
+    # only NN-descent depends on the seed: with a generator as its seed, or started from
+    # candidates, a search is not kept
+    seeded = how == "approximate" and not (
+        (algorithm if algorithm in ANN_BACKENDS else approximate_backend(X)) == "hnsw"
+        or (approximate_backend(X) is None and not sparse.issparse(X)))
     keep = cache is not None and init_indices is None and (
-        random_state is None or isinstance(random_state, (int, np.integer)))
-    key = _search_key(X, n_neighbors, metric, (algorithm, how, random_state)) if keep else None
+        not seeded or random_state is None or isinstance(random_state, (int, np.integer)))
+    key = (_search_key(X, n_neighbors, metric, (algorithm, how, random_state if seeded else 0))
+           if keep else None)
     if key is not None and key in cache:
         dist, ind = cache[key]
         return dist.copy(), ind.copy()

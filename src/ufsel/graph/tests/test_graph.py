@@ -288,10 +288,13 @@ def test_reuse_neighbor_searches_gives_the_same_graphs(monkeypatch):
         first = {k: knn_graph(X, k) for k in (10, 5)}
         first[5][0][:] = -1.0  # a caller's change does not reach the kept search
         again = knn_graph(np.asfortranarray(X).copy(order="C"), 5)  # same content
+        # the exact search does not depend on the seed: a selector's generator is no obstacle
+        seeded = knn_graph(X, 5, random_state=np.random.RandomState(1))
         other = X.copy()
         other[0, 0] += 0.5  # other data: searched anew
         changed = knn_graph(other, 5)
-    assert len(searches) == 3  # 10, 5 and the changed data; `again` came from the scope
+    assert np.array_equal(seeded[1], fresh[5][1])
+    assert len(searches) == 3  # 10, 5 and the changed data; the others came from the scope
     assert np.array_equal(first[10][1], fresh[10][1])
     assert np.array_equal(again[1], fresh[5][1]) and np.array_equal(again[0], fresh[5][0])
     assert not np.array_equal(changed[1], fresh[5][1])
