@@ -83,7 +83,7 @@ def lgdfs_embedding(L_l, L_g, alpha, n_clusters, *, eigen_solver="auto", tol=1e-
     vectors, so each of its many products with ``L_g`` is a BLAS-2 pass over
     the n x d data). ``"auto"`` is dense LAPACK up to
     ``ufsel.linalg.DENSE_EIGH_MAX`` samples; above it, a block LOBPCG
-    started from ``Y0`` (:func:`ufsel.linalg.warm_smallest_eigvecs`), whose
+    started from ``Y0`` (at most 20 iterations, residuals not checked), whose
     products are BLAS-3 and which, started from the previous outer
     iteration's Y, needs few iterations; its result never has a larger
     ``Tr(Y^T (L_l + alpha L_g) Y)`` than the start. In the first outer
