@@ -8,7 +8,7 @@ Selection never sees the labels: the route is ``AutoSelector(random_state=0,
 n_resamples=0)``, the default of ``ufsel select`` without its stability part (which
 does not change the selection). The split of the 34 leaderboard data sets into a
 development half (where the route's rules are chosen) and a validation half (where it
-is reported) is ``experiments/label_free_split.toml``; ``--write-split`` draws it anew
+is reported) is ``benchmarks/label_free/split.toml``; ``--write-split`` draws it anew
 from its seed and kinds.
 
 The judgement uses the leaderboard's evaluation (FSEVAL's protocol): k = ceil(p d) for
@@ -46,7 +46,7 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[2]
-SPLIT_FILE = REPO / "experiments" / "label_free_split.toml"
+SPLIT_FILE = REPO / "benchmarks" / "label_free" / "split.toml"
 REFERENCE = REPO / "benchmarks" / "results" / "label_free" / "reference_acc.csv"
 OUT_DIR = REPO / "benchmarks" / "results" / "label_free"
 #: FSEVAL's small grid: 0.5 %, 1 %, ..., 10 % of d (the leaderboard's "fseval_small").

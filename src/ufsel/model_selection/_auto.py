@@ -263,7 +263,7 @@ class AutoSelector(SelectorMixin, BaseEstimator):
        :data:`STABILITY_ROWS`).
 
     Every rule above was chosen on the development half of the split in
-    ``experiments/label_free_split.toml``; the validation half's figures are
+    ``benchmarks/label_free/split.toml``; the validation half's figures are
     in the guide. The verdict tests the procedure on samples it has not
     seen, so the chance agreements of one sample do not count for it (on pure
     noise it says "NO better"); the choice of the configuration is still a

@@ -161,3 +161,35 @@ def test_large_n_warm_started_path_agrees_with_arpack():
     assert np.all(np.diff(warm.objective_) < 0)
     found = [len(set(np.flatnonzero(s.get_support())) & set(informative)) for s in (warm, cold)]
     assert found[0] >= 3 and abs(found[0] - found[1]) <= 1
+
+
+def test_large_n_y_step_is_lobpcg_only(monkeypatch):
+    """Above DENSE_EIGH_MAX the Y-step is a few warm LOBPCG iterations, inexact by design:
+    no exact eigensolver (ARPACK, LAPACK) runs in the loop, and no Y-step raises the trace."""
+    import scipy.sparse.linalg
+
+    import ufsel._lgdfs as lg
+    from ufsel.linalg import DENSE_EIGH_MAX
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("exact eigensolver called in the warm LOBPCG path")
+
+    monkeypatch.setattr(scipy.sparse.linalg, "eigsh", forbidden)
+    monkeypatch.setattr(lg, "partial_eigh", forbidden)
+    monkeypatch.setattr(np.linalg, "eigh", forbidden)
+    X, _, _ = make_planted_clusters(DENSE_EIGH_MAX + 100, n_informative=5, n_noise=15,
+                                    n_clusters=4, random_state=1)
+    rng = np.random.RandomState(0)
+    Y0 = rng.standard_normal((X.shape[0], 4))
+    regions = local_regions(weighted_knn_graph(X, 5, np.full(20, 1 / 20))[1])
+    z = np.full(20, 1 / 20)
+    L_l = local_discriminative_laplacian(X * np.sqrt(z), regions, 1.0)
+    L_g = global_discriminative_laplacian(X, z, 1.0)
+    Q = np.linalg.qr(Y0 - Y0.mean(axis=0))[0]
+    Y, w = lgdfs_embedding(L_l, L_g, 1.0, 4, Y0=Y0)
+    trace = lambda V: np.sum(V * (L_l @ V)) + np.sum(V * (L_g @ V))  # noqa: E731
+    assert trace(Y) <= trace(Q)
+    np.testing.assert_allclose(Y.T @ Y, np.eye(4), atol=1e-10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        LGDFS(5, n_clusters=4, max_iter=3, random_state=0).fit(X)

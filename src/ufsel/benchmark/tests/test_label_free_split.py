@@ -11,7 +11,7 @@ def _script():
 
 def test_the_benchmark_reads_the_committed_split():
     mod = _script()
-    assert Path(mod.SPLIT_FILE) == REPO / "experiments" / "label_free_split.toml"
+    assert Path(mod.SPLIT_FILE) == REPO / "benchmarks" / "label_free" / "split.toml"
     split = mod.read_split()  # refuses a file that is not its seeded draw
     assert split == {**mod.draw_split(split["kinds"], split["seed"]),
                      "kinds": split["kinds"], "seed": split["seed"]}
@@ -34,7 +34,7 @@ def test_a_tampered_split_is_refused(tmp_path):
     import pytest
 
     mod = _script()
-    text = (REPO / "experiments" / "label_free_split.toml").read_text()
+    text = (REPO / "benchmarks" / "label_free" / "split.toml").read_text()
     split = mod.read_split()
     a, b = split["development"][0], split["validation"][0]
     head, tail = text.split("[split]")
