@@ -21,9 +21,9 @@ import time
 import joblib
 import numpy as np
 
-from ufsel.utils import atomic_write_text
 from ufsel.datasets import list_datasets, load_dataset
 from ufsel.model_selection import estimate_n_clusters
+from ufsel.utils import atomic_write_text
 
 
 def run_one(name):

@@ -308,7 +308,24 @@ def warn_not_converged(owner, max_iter, last_change, tol):
     )
 
 
-class BaseSelector(SelectorMixin, BaseEstimator):
+class RankingSelectorMixin(SelectorMixin):
+    """The support mask and the tags of a selector that keeps its ``n_features_to_select_``
+    best features by ``ranking_`` (1 = best): :class:`BaseSelector` and the
+    meta-estimator :class:`~ufsel.model_selection.AutoSelector`."""
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "ranking_")
+        return self.ranking_ <= self.n_features_to_select_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.allow_nan = False
+        tags.target_tags.required = False
+        return tags
+
+
+class BaseSelector(RankingSelectorMixin, BaseEstimator):
     """Base class of every ufsel selector.
 
     A selector scores the features of X without labels; ``fit`` turns the scores
@@ -688,14 +705,3 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         self.constant_features_ = constant_features(X)
         self.ranking_ = constant_last(ranking_from_scores(scores, tiebreak),
                                       self.constant_features_)
-
-    def _get_support_mask(self):
-        check_is_fitted(self, "ranking_")
-        return self.ranking_ <= self.n_features_to_select_
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.input_tags.allow_nan = False
-        tags.target_tags.required = False
-        return tags

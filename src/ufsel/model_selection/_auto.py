@@ -10,12 +10,12 @@ from numbers import Integral
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, _fit_context
-from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from .._registry import get_selector
+from ..base import RankingSelectorMixin
 from ..graph import reuse_neighbor_searches
 from ..linalg import column_mean_var, constant_features
 from ..utils import thread_limit
@@ -150,7 +150,7 @@ def _comparison_counts(d):
                              max(d - 1, 1)))
 
 
-class AutoSelector(SelectorMixin, BaseEstimator):
+class AutoSelector(RankingSelectorMixin, BaseEstimator):
     """Unsupervised feature selection with the method, K and the count chosen without labels.
 
     A meta-estimator over the registered selectors: it fits each candidate
@@ -479,16 +479,6 @@ class AutoSelector(SelectorMixin, BaseEstimator):
     def _standardized(X):
         return standardized(X)
 
-    def _get_support_mask(self):
-        check_is_fitted(self, "ranking_")
-        return self.ranking_ <= self.n_features_to_select_
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.input_tags.allow_nan = False
-        tags.target_tags.required = False
-        return tags
 
 
 def select_features(X, **kwargs):
