@@ -38,3 +38,14 @@ def test_explicit_setting_wins(monkeypatch):
 def test_bad_n_threads(bad):
     with pytest.raises(ValueError, match="n_threads"):
         ufsel.set_config(n_threads=bad)
+
+
+def test_a_library_loaded_later_is_limited_too(monkeypatch):
+    import sys
+
+    from ufsel.utils import _threads
+
+    first = _threads._controller()
+    assert _threads._controller() is first  # kept while nothing new is imported
+    monkeypatch.setitem(sys.modules, "ufsel_test_new_module", object())
+    assert _threads._controller() is not first  # an import may have loaded a library

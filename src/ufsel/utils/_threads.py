@@ -150,11 +150,18 @@ def thread_limit(size):
 
 
 def _controller():
-    """One ``threadpoolctl.ThreadpoolController`` for the process: building one inspects
-    every loaded library (milliseconds), its ``limit`` then costs microseconds."""
-    ctl = getattr(_controller, "cached", None)
-    if ctl is None:
+    """A ``threadpoolctl.ThreadpoolController`` of the libraries loaded now.
+
+    Building one inspects every loaded library (milliseconds); its ``limit`` then costs
+    microseconds. It is kept while no module has been imported since: an import can load
+    a library with a thread pool of its own (an OpenMP runtime, another BLAS), which a
+    kept controller would not limit.
+    """
+    import sys
+
+    cached = getattr(_controller, "cached", None)
+    if cached is None or cached[0] != len(sys.modules):
         from threadpoolctl import ThreadpoolController
 
-        ctl = _controller.cached = ThreadpoolController()
-    return ctl
+        cached = _controller.cached = (len(sys.modules), ThreadpoolController())
+    return cached[1]
