@@ -317,6 +317,27 @@ class RankingSelectorMixin(SelectorMixin):
         check_is_fitted(self, "ranking_")
         return self.ranking_ <= self.n_features_to_select_
 
+    def _resolve_n_features(self, n_features):
+        k = self.n_features_to_select
+        if k is None:
+            return max(1, n_features // 2)
+        if isinstance(k, bool):
+            raise ValueError(
+                f"{type(self).__name__}: n_features_to_select={k} is a bool. Pass an int "
+                "(number of features), a float in (0, 1] (fraction) or None (half)."
+            )
+        if isinstance(k, Integral):
+            if k > n_features:
+                raise ValueError(
+                    f"{type(self).__name__}: n_features_to_select={k} is larger than the "
+                    f"number of features ({n_features}). Pass a value <= {n_features}, a "
+                    "fraction in (0, 1], or None for half of the features."
+                )
+            return int(k)
+        # floor(k * d), at least 1; the relative slack keeps 0.29 * 100 at 29
+        # although the product rounds to 28.999999999999996
+        return max(1, int(np.floor(k * n_features * (1.0 + 1e-12))))
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
@@ -659,27 +680,6 @@ class BaseSelector(RankingSelectorMixin, BaseEstimator):
             X = self._validate_dask(X, reset=False)
             return X[:, self.get_support()]
         return super().transform(X)
-
-    def _resolve_n_features(self, n_features):
-        k = self.n_features_to_select
-        if k is None:
-            return max(1, n_features // 2)
-        if isinstance(k, bool):
-            raise ValueError(
-                f"{type(self).__name__}: n_features_to_select={k} is a bool. Pass an int "
-                "(number of features), a float in (0, 1] (fraction) or None (half)."
-            )
-        if isinstance(k, Integral):
-            if k > n_features:
-                raise ValueError(
-                    f"{type(self).__name__}: n_features_to_select={k} is larger than the "
-                    f"number of features ({n_features}). Pass a value <= {n_features}, a "
-                    "fraction in (0, 1], or None for half of the features."
-                )
-            return int(k)
-        # floor(k * d), at least 1; the relative slack keeps 0.29 * 100 at 29
-        # although the product rounds to 28.999999999999996
-        return max(1, int(np.floor(k * n_features * (1.0 + 1e-12))))
 
     def _set_scores(self, scores, tiebreak=None, *, X):
         """Set ``scores_``, ``constant_features_`` and ``ranking_`` (constant features last).

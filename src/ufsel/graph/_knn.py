@@ -214,15 +214,13 @@ def knn_graph(X, n_neighbors=5, *, metric="euclidean", algorithm="auto", n_jobs=
     if how == "dask":
         return _knn_dask(X, n_neighbors, metric)
     cache = _SEARCHES.get()
-    # only NN-descent depends on the seed: with a generator as its seed, or started from
-    # candidates, a search is not kept
-    seeded = how == "approximate" and not (
-        (algorithm if algorithm in ANN_BACKENDS else approximate_backend(X)) == "hnsw"
-        or (approximate_backend(X) is None and not sparse.issparse(X)))
-    keep = cache is not None and init_indices is None and (
-        not seeded or random_state is None or isinstance(random_state, (int, np.integer)))
-    key = (_search_key(X, n_neighbors, metric, (algorithm, how, random_state if seeded else 0))
-           if keep else None)
+    key = None
+    if cache is not None and init_indices is None:
+        # only NN-descent depends on the seed: seeded by a generator, a search is not kept
+        seeded = how == "approximate" and _approximate_search(X, algorithm) == "nndescent"
+        if not seeded or random_state is None or isinstance(random_state, (int, np.integer)):
+            key = _search_key(X, n_neighbors, metric,
+                              (algorithm, how, random_state if seeded else 0))
     if key is not None and key in cache:
         dist, ind = cache[key]
         return dist.copy(), ind.copy()
@@ -235,8 +233,7 @@ def knn_graph(X, n_neighbors=5, *, metric="euclidean", algorithm="auto", n_jobs=
 
 def _knn_search(X, n_neighbors, metric, algorithm, how, n_jobs, random_state, init_indices):
     if how == "approximate":
-        backend = algorithm if algorithm in ANN_BACKENDS else approximate_backend(X)
-        if backend == "hnsw" or (backend is None and not sparse.issparse(X)):
+        if _approximate_search(X, algorithm) == "hnsw":
             return _knn_hnsw(X, n_neighbors, metric, n_jobs, init_indices)
         return _knn_nndescent(X, n_neighbors, metric, n_jobs, random_state, init_indices)
     backend = algorithm if algorithm in ("brute", "kd_tree", "ball_tree") else "auto"
@@ -246,6 +243,14 @@ def _knn_search(X, n_neighbors, metric, algorithm, how, n_jobs, random_state, in
                           n_jobs=n_jobs).fit(X)
     dist, ind = nn.kneighbors(return_distance=True)
     return _ties_to_smaller_index(X, dist, ind, n_neighbors, metric)
+
+
+def _approximate_search(X, algorithm):
+    """``"hnsw"`` or ``"nndescent"``: the backend an approximate search of X runs on."""
+    backend = algorithm if algorithm in ANN_BACKENDS else approximate_backend(X)
+    if backend == "hnsw" or (backend is None and not sparse.issparse(X)):
+        return "hnsw"
+    return "nndescent"
 
 
 #: The searches of the current :func:`reuse_neighbor_searches` scope (None outside).

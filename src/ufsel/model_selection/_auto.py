@@ -398,14 +398,7 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
             self.n_features_to_select_ = k
         else:
             self.curve_ = None
-            k = self.n_features_to_select
-            if isinstance(k, Integral):
-                if k > d:
-                    raise ValueError(f"n_features_to_select={k} is larger than the number of "
-                                     f"features ({d}).")
-                self.n_features_to_select_ = int(k)
-            else:
-                self.n_features_to_select_ = max(1, int(np.floor(k * d * (1.0 + 1e-12))))
+            self.n_features_to_select_ = self._resolve_n_features(d)
         if est._scores_depend_on_count:
             # the chosen count's own ranking (MCFS: LARS stopped at that cardinality)
             est.set_params(n_features_to_select=self.n_features_to_select_).fit(Xw)

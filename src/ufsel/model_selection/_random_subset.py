@@ -140,10 +140,10 @@ def subset_test(f, cols, n_features, n_draws, rng, criterion, *, alpha=None):
                                 n_features=int(cols.size), exact=exact)
     # at least one hit: with none, no subset of this size could reach alpha anyway
     stop = max(1, next(h for h in range(n_draws + 2) if (1.0 + h) / (1.0 + n_draws) > alpha))
-    null = []
+    null, hits = [], 0
     for _ in range(n_draws):
         null.append(f(random_draws(rng, n_features, cols.size, 1)[0]))
-        hits = sum(v >= stat for v in null)
+        hits += null[-1] >= stat
         if hits >= stop and len(null) < n_draws:
             break
     null = np.array(null)
