@@ -28,9 +28,7 @@ def rne_objective(A, H, alpha):
     ``RNE(residual=...)``);
     ``H`` (n_features x m) is the relaxed selection matrix.
     """
-    G = H.T @ H
-    G[np.diag_indices_from(G)] -= 1.0
-    return float(np.abs(A @ H).sum()) + 0.25 * alpha * float(np.sum(G * G))
+    return float(np.abs(A @ H).sum()) + _penalty(H, alpha)
 
 
 class RNE(PerCountRankingsMixin, BaseSelector):
@@ -131,8 +129,12 @@ class RNE(PerCountRankingsMixin, BaseSelector):
       differ by their means it can miss the informative features; centre or scale
       the features when their offsets are arbitrary. See the fidelity guide,
       `RNE: which residual <../../guide/fidelity.html#rne-which-residual>`__.
-    - m is the number of selected features, as in the reference, so
-      :meth:`fit_rankings` fits once per count.
+    - m is the number of selected features, as in the reference, so each count is
+      its own problem. :meth:`fit_rankings` solves them in one run: the counts' H
+      matrices advance side by side, each with its own random start (drawn in
+      the order of the counts), multipliers, ``H^T H`` and stopping test, and only
+      the products with ``A^T A`` and ``A`` are shared. The rankings are those of
+      one fit per count.
     - ADMM is no descent method; ``objective_`` records the objective at each outer
       iteration. By default (``tol=None``) all ``max_iter`` iterations run, as in the
       reference code. With a number ``tol`` the fit stops once the relative objective
@@ -146,7 +148,9 @@ class RNE(PerCountRankingsMixin, BaseSelector):
     ``max_iter * n_inner`` steps; two d x d matrices (one when n < d / 2), no dense
     n x n matrix. With m of the order of d the two d x d products dominate, so the
     default count (half the features) on a thousand features takes minutes;
-    ``n_inner`` scales the cost linearly.
+    ``n_inner`` scales the cost linearly. Solving several counts together
+    (:meth:`fit_rankings`) costs the flops of the separate fits in fewer, larger
+    products, which pays most when the counts are small.
 
     References
     ----------
@@ -189,57 +193,127 @@ class RNE(PerCountRankingsMixin, BaseSelector):
         self.verbose = verbose
 
     def _fit(self, X):
-        name = type(self).__name__
-        n, d = X.shape
         rng = self._start_fit(X)
-        X = np.asarray(densify(X, name), dtype=np.float64)
+        A = self._residual_matrix(X)
+        H = self._initial_h(A, self.n_features_to_select_, rng)
+        (H,), (track,) = self._admm(A, [H])
+        self._keep(H, track)
+        return np.sum(H * H, axis=1)
+
+    def _fit_rankings(self, X, counts):
+        """One ADMM run for all counts: the counts' H matrices advance in lockstep.
+
+        Each count's problem is the one :meth:`fit` solves (its own random start,
+        drawn in the order of the counts as separate fits would draw them; its
+        own multipliers and ``H^T H``); only the products with ``A^T A`` and
+        ``A`` are shared, as one product with the side-by-side matrices.
+        """
+        rng = self._start_fit(X)
+        A = self._residual_matrix(X)
+        # a random_state instance is shared and drawn from in the order of the counts
+        Hs = [self._initial_h(A, k, rng if i == 0 else self._start_fit(X))
+              for i, k in enumerate(counts)]
+        Hs, tracks = self._admm(A, Hs)
+        rankings = {}
+        for k, H in zip(counts, Hs):
+            self._set_scores(np.sum(H * H, axis=1), None, X=X)
+            rankings[k] = self.ranking_.copy()
+        self._keep(Hs[-1], tracks[-1])
+        return rankings
+
+    def _residual_matrix(self, X):
+        """The LLE residual matrix A of validated X (see Notes)."""
+        d = X.shape[1]
+        X = np.asarray(densify(X, type(self).__name__), dtype=np.float64)
         # LLE reference rule: regularise C by 1e-3 trace(C) only when K > d
         Wl = lle_weights(X, self.n_neighbors, reg=1e-3 if self.n_neighbors > d else 1e-12)
-        A = X - (Wl.T if self.residual == "transposed" else Wl) @ X
-        m = self.n_features_to_select_
-        alpha = self.alpha
-        # uniform [0, 1) rows dealt to the features in an order fixed by their own
-        # values, so that permuting the features permutes H (see Notes)
+        return X - (Wl.T if self.residual == "transposed" else Wl) @ X
+
+    @staticmethod
+    def _initial_h(A, m, rng):
+        """Uniform [0, 1) rows dealt to the features in an order fixed by their own
+        values (so that permuting the features permutes H), columns of unit norm."""
+        d = A.shape[1]
         order = np.lexsort((np.sum(A * A, axis=0), np.abs(A).sum(axis=0)))
         H = np.empty((d, m), order="F")
         H[order] = rng.random((d, m))
         H /= np.maximum(np.linalg.norm(H, axis=0), np.finfo(float).tiny)
+        return H
+
+    def _keep(self, H, track):
+        self.objective_ = track.values
+        self.n_iter_ = track.n_iter
+        self.H_ = np.ascontiguousarray(H)
+
+    def _admm(self, A, Hs):
+        """ADMM on the blocks ``Hs`` side by side; the final blocks and their trackers.
+
+        Every block runs the iteration :class:`RNE` describes, with the shared
+        ``mu`` schedule; with a ``tol``, a block that has converged leaves the
+        batch and the others go on.
+        """
+        name = type(self).__name__
+        alpha = self.alpha
         step = _MultiplicativeStep(A, alpha)
+        H = np.asfortranarray(np.hstack(Hs))  # the active blocks side by side
         M = A @ H
         Y = np.zeros_like(M)
         mu = self._MU0
-        track = ObjectiveTracker(name, self.max_iter, self.tol,
-                                 advice="Standardise the data or change alpha.",
-                                 verbose=self.verbose)
-        self.objective_ = track.values
-        change = res = np.inf
+        tracks = [ObjectiveTracker(name, self.max_iter, self.tol,
+                                   advice="Standardise the data or change alpha.",
+                                   verbose=self.verbose if b == len(Hs) - 1 else 0)
+                  for b in range(len(Hs))]
+        active = list(range(len(Hs)))
+        ends = np.cumsum([h.shape[1] for h in Hs]).tolist()
+        bounds = list(zip([0, *ends[:-1]], ends))
+        gaps = [np.inf] * len(Hs)
         for _ in range(self.max_iter):
-            step.start(A.T @ M, A.T @ Y, mu)
+            step.start(A.T @ M, A.T @ Y, mu, bounds)
             for _ in range(self.n_inner):
                 step(H)
             AH = A @ H
             M = soft_threshold(AH - Y / mu, 1.0 / mu)
             R = M - AH
             Y += mu * R
+            # per-column sums, added up per block (no copies of the blocks)
+            l1, sq_ah, sq_r = np.abs(AH).sum(axis=0), _column_sq(AH), _column_sq(R)
+            for b, (lo, hi) in zip(active, bounds):
+                tracks[b].append(float(l1[lo:hi].sum()) + _penalty(H[:, lo:hi], alpha))
+                res = np.sqrt(sq_r[lo:hi].sum() / max(sq_ah[lo:hi].sum(), np.finfo(float).tiny))
+                gaps[b] = max(tracks[b].last_change, float(res))
             mu = min(self._RHO * mu, self._MU_MAX)
-            track.append(_objective(AH, H, alpha))
-            change = track.last_change
-            res = float(np.linalg.norm(R)) / max(float(np.linalg.norm(AH)), np.finfo(float).tiny)
-            if self.tol is not None and max(change, res) < self.tol:
-                break
-        else:
-            if self.tol is not None:  # None asks for max_iter iterations: nothing to warn about
-                warn_not_converged(name, self.max_iter, max(change, res), self.tol)
-        self.n_iter_ = track.n_iter
-        self.H_ = np.ascontiguousarray(H)
-        return np.sum(H * H, axis=1)
+            if self.tol is None:
+                continue
+            done = [i for i, b in enumerate(active) if gaps[b] < self.tol]
+            if done:  # converged blocks leave the batch
+                for i in done:
+                    Hs[active[i]] = H[:, slice(*bounds[i])].copy(order="F")
+                keep = [i for i in range(len(active)) if i not in done]
+                if not keep:
+                    active = []
+                    break
+                cols = np.concatenate([np.arange(*bounds[i]) for i in keep])
+                H, M, Y = np.asfortranarray(H[:, cols]), M[:, cols], Y[:, cols]
+                active = [active[i] for i in keep]
+                ends = np.cumsum([hi - lo for lo, hi in (bounds[i] for i in keep)]).tolist()
+                bounds = list(zip([0, *ends[:-1]], ends))
+        for b, (lo, hi) in zip(active, bounds):
+            Hs[b] = H[:, lo:hi]
+        if self.tol is not None and active:  # None asks for max_iter iterations
+            warn_not_converged(name, self.max_iter, max(gaps[b] for b in active), self.tol)
+        return Hs, tracks
 
 
-def _objective(AH, H, alpha):
-    """:func:`rne_objective` from a precomputed ``A H``."""
+def _penalty(H, alpha):
+    """The orthogonality term of :func:`rne_objective`, ``(alpha / 4) ||H^T H - I||_F^2``."""
     G = H.T @ H
     G[np.diag_indices_from(G)] -= 1.0
-    return float(np.abs(AH).sum()) + 0.25 * alpha * float(np.sum(G * G))
+    return 0.25 * alpha * float(np.sum(G * G))
+
+
+def _column_sq(Z):
+    """Squared norm of each column of Z."""
+    return np.einsum("ij,ij->j", Z, Z)
 
 
 class _MultiplicativeStep:
@@ -284,10 +358,13 @@ class _MultiplicativeStep:
         self.num = np.empty((d, 0), order="F")
         self.den = self.num
 
-    def start(self, AtM, AtY, mu):
-        """Fix ``mu`` and the H-independent parts for the coming inner steps."""
+    def start(self, AtM, AtY, mu, bounds=None):
+        """Fix ``mu``, the H-independent parts and the column blocks of H (``[(lo,
+        hi), ...]``, each block one problem with its own ``H^T H``; None: one
+        block) for the coming inner steps."""
         eps = np.finfo(float).eps
         self.mu = mu
+        self.bounds = bounds if bounds is not None else [(0, AtM.shape[1])]
         self.num0 = np.asfortranarray(mu * np.maximum(AtM, 0.0) + np.maximum(AtY, 0.0) + eps)
         self.den0 = np.asfortranarray(mu * np.maximum(-AtM, 0.0) + np.maximum(-AtY, 0.0) + eps)
         if self.num.shape != AtM.shape:
@@ -301,8 +378,14 @@ class _MultiplicativeStep:
         num, den = self.num, self.den
         np.copyto(num, self.num0)
         np.copyto(den, self.den0)
-        S = dsyrk(1.0, H, trans=1)  # upper triangle of H^T H
-        den = dsymm(alpha, S, H, 1.0, den, side=1, overwrite_c=1)
+        if len(self.bounds) == 1:
+            S = dsyrk(1.0, H, trans=1)  # upper triangle of H^T H
+            den = dsymm(alpha, S, H, 1.0, den, side=1, overwrite_c=1)
+        else:
+            for lo, hi in self.bounds:
+                Hb = H[:, lo:hi]
+                S = dsyrk(1.0, Hb, trans=1)
+                den[:, lo:hi] = dsymm(alpha, S, Hb, 1.0, den[:, lo:hi], side=1)
         if self.factored:
             T = dgemm(1.0, self.absG, H)  # |G| H
             GH = dgemm(1.0, self.At, dgemm(1.0, self.At, H, trans_a=1))  # A^T (A H)

@@ -123,7 +123,9 @@ def soft_threshold(E, tau):
     tau : float
         The threshold, non-negative.
     """
-    return np.sign(E) * np.maximum(np.abs(E) - tau, 0.0)
+    # E - clip(E, -tau, tau) rounds as sign(E) max(|E| - tau, 0) does, in two passes
+    Z = np.clip(E, -tau, tau)
+    return np.subtract(E, Z, out=Z)
 
 
 def row_soft_threshold(E, tau):

@@ -146,18 +146,18 @@ def test_flush_keeps_zeros_and_no_subnormals():
     assert np.all((H == 0) | (H >= 1e-100))
 
 
-def test_fit_rankings_fits_each_count_once(monkeypatch):
+def test_fit_rankings_runs_one_admm_for_all_counts(monkeypatch):
     X, _, _ = make_planted_clusters(n_samples=60, random_state=0)
-    fitted = []
-    original = RNE._fit
+    runs = []
+    original = RNE._admm
 
-    def counting_fit(self, X):
-        fitted.append(self.n_features_to_select_)
-        return original(self, X)
+    def counting_admm(self, A, Hs):
+        runs.append([H.shape[1] for H in Hs])
+        return original(self, A, Hs)
 
-    monkeypatch.setattr(RNE, "_fit", counting_fit)
+    monkeypatch.setattr(RNE, "_admm", counting_admm)
     r = _fit_rankings(RNE(random_state=0, max_iter=3), X, [4, 2, 7])
-    assert sorted(fitted) == [2, 4, 7]
+    assert runs == [[2, 4, 7]]
     assert sorted(r) == [2, 4, 7]
 
 
@@ -191,3 +191,47 @@ def test_default_runs_every_outer_iteration_without_warning():
     assert est.n_iter_ == 6 and len(est.objective_) == 6
     with pytest.warns(ConvergenceWarning):
         RNE(3, max_iter=2, n_inner=3, tol=1e-12, random_state=0).fit(X)
+
+
+def test_multiplicative_step_blocks_are_independent_problems():
+    # two H blocks stepped side by side: each block as if stepped alone
+    rng = np.random.RandomState(0)
+    n, d = 15, 9
+    A = rng.standard_normal((n, d))
+    Ms = [rng.standard_normal((n, m)) for m in (2, 4)]
+    Ys = [rng.standard_normal((n, m)) for m in (2, 4)]
+    Hs = [np.asfortranarray(rng.random_sample((d, m))) for m in (2, 4)]
+    alpha, mu = 7.0, 2.5
+    H = np.asfortranarray(np.hstack(Hs))
+    step = _MultiplicativeStep(A, alpha)
+    step.start(A.T @ np.hstack(Ms), A.T @ np.hstack(Ys), mu, [(0, 2), (2, 6)])
+    for _ in range(3):
+        step(H)
+    for (lo, hi), Hb, M, Y in zip([(0, 2), (2, 6)], Hs, Ms, Ys):
+        alone = _MultiplicativeStep(A, alpha)
+        alone.start(A.T @ M, A.T @ Y, mu)
+        for _ in range(3):
+            alone(Hb)
+        np.testing.assert_allclose(H[:, lo:hi], Hb, rtol=1e-12)
+    # the coupled reading (one H^T H for both blocks) differs: the test can fail
+    joint = np.asfortranarray(np.hstack([h.copy() for h in Hs]))
+    coupled = _MultiplicativeStep(A, alpha)
+    coupled.start(A.T @ np.hstack(Ms), A.T @ np.hstack(Ys), mu)
+    coupled(joint)
+    assert not np.allclose(joint, H, rtol=1e-6)
+
+
+@pytest.mark.parametrize("tol", [None, 0.05, 1e-2])
+@pytest.mark.parametrize("shared_state", [False, True])
+def test_fit_rankings_in_lockstep_equals_one_fit_per_count(tol, shared_state):
+    X, _, _ = make_planted_clusters(random_state=0)
+    counts = [2, 3, 5, 8, 12]
+
+    def seed():
+        return np.random.RandomState(3) if shared_state else 3
+
+    rankings = RNE(random_state=seed(), tol=tol, max_iter=25).fit_rankings(X, counts)
+    state = seed()  # one generator drawn from by the fits in the order of the counts
+    for k in counts:
+        est = _fit(RNE(k, random_state=state, tol=tol, max_iter=25), X)
+        np.testing.assert_array_equal(rankings[k], est.ranking_)
