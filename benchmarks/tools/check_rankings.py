@@ -113,7 +113,12 @@ def main(argv=None):
     parser.add_argument("--compare", metavar="OLD.json", help="earlier output to compare with")
     parser.add_argument("--methods", nargs="*", help="registered names to fit (default: all)")
     args = parser.parse_args(argv)
-    ufsel.set_config(n_threads=1)
+    if hasattr(ufsel, "set_config"):
+        ufsel.set_config(n_threads=1)
+    else:  # a version older than the thread policy, run for a comparison
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(1)
     results = record(set(args.methods or ()))
     with open(args.output, "w", encoding="utf-8") as fh:
         json.dump(results, fh, indent=1, sort_keys=True)
