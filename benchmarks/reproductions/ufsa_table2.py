@@ -141,11 +141,10 @@ def protocol_check(name, n_runs, n_random=5):
     X, y = np.asarray(b.data, dtype=np.float64), b.target
     d = X.shape[1]
     sel = UFSA(k_feat, n_clusters=np.unique(y).size, n_neighbors=15, random_state=0).fit(X)
-    rng = np.random.default_rng(0)
     subsets = {f"UFSA top {k_feat}": np.flatnonzero(sel.get_support()),
                "all features": np.arange(d),
-               **{f"random {k_feat} ({i})": np.sort(rng.permutation(d)[:k_feat])
-                  for i in range(n_random)}}
+               **{f"random {k_feat} ({i})": cols
+                  for i, cols in enumerate(random_subsets(d, k_feat, n_random))}}
     rows = []
     for prep_name, prep in PREPROCESSINGS.items():
         acc = {s: _reports(prep(X[:, cols]), y, n_runs) for s, cols in subsets.items()}
@@ -177,9 +176,9 @@ KMEANS_READINGS = {
 #: Preprocessings of the pixels, applied before UFSA and before k-means alike.
 FACTOR_PREPROCESSINGS = {
     "x / 255 (pixels in [0, 1])": lambda Z: Z / 255.0,
-    "min-max per feature": minmax_scale,
-    "z-score per feature": scale,
-    "unit-norm samples": normalize,
+    "min-max per feature": PREPROCESSINGS["min-max"],
+    "z-score per feature": PREPROCESSINGS["z-score"],
+    "unit-norm samples": PREPROCESSINGS["unit-norm rows"],
 }
 N_RANDOM = 5
 #: Iteration budget of each grid fit in --factors: at the ends of the paper's range UFSA
