@@ -42,7 +42,7 @@ iterations; (6) all features, random subsets and a supervised bound (the pixels 
 highest ANOVA F against the labels) under the same reading; (7) clustering UFSA's
 own outputs (F, the graph S) instead of its pixels; and UFSA's top 30 against random
 30-subsets. Every row gives ACC and NMI (%) of UFSA's selection, all features and
-the mean of random subsets of the same size. About 10 minutes of CPU on JAFFE.
+the mean of random subsets of the same size. A few minutes of CPU on JAFFE.
 
 ``--row-space`` measures how much of UFSA's W lies in the row space of the data
 (``row_space_share``): on JAFFE (d > n) almost none of it.
