@@ -170,7 +170,7 @@ _GRAM_SEARCH_MAX = 4096
 #: n log n instead of n^2: UFSA's projections have c coordinates, often few. Its squared
 #: distances are sums of squared differences, within (p + 2) eps of their own
 #: size, so the exactness check uses a relative bound.
-_KD_TREE_MAX_DIM = 8
+_KD_TREE_MAX_DIM = 16
 
 
 def _kd_tree_search(Z, m):
