@@ -330,7 +330,9 @@ class UFSA(BaseSelector):
         (0, 1]), or None for half of them.
     n_clusters : int, default=5
         c, the number of columns of W and F (the number of labels; the
-        paper uses the number of classes).
+        paper uses the number of classes). At most the number of
+        non-constant features: W (n_features x c) has orthonormal columns, so
+        a larger c is undefined and refused with a ValueError.
     alpha : float, default=1.0
         Weight of the regression term (the paper's grid: 1e-9, 1e-6, ..., 1e9;
         its sensitivity study fixes alpha = 1).
@@ -492,26 +494,29 @@ class UFSA(BaseSelector):
       candidates, so Eq. (7) still never increases; a point outside the two-hop
       neighbourhood enters over several iterations instead of one.
 
-    **Cost.** The k-NN searches are on the c-dimensional projections, and S has
-    O(n k) non-zeros. With ``solver="dense"`` A (d x d) is formed and decomposed once
-    per W-step, ``A = Q diag(lam) Q^T`` (O(n d^2 + d^3)), and the trust-region
-    iterations run in A's eigenbasis at O(d c^2 + c^4) per Hessian product. With
-    ``solver="cholesky"`` (few columns, ``c < d / 100``) A is formed but, after the
-    first W-step, only factorised, ``A = R^T R`` (O(d^3 / 3)): the inner conjugate
-    gradients are preconditioned by ``A^{-1}`` from two triangular solves and
-    multiply by A, O(d^2 c) each; a W-step after one of more than 15 trust-region
-    iterations is decomposed again. With
-    ``solver="operator"`` A is only applied, as ``X^T (N (X W)) + gamma g * W`` with
-    ``N = 2 L_s + alpha H``, in O(nnz(X) c + nnz(S) c). When d > n (up to 4096
-    samples) the inner conjugate gradients are preconditioned by ``A^{-1}`` through
-    the Woodbury identity ``A^{-1} = G^{-1} - G^{-1} X^T N (I + X G^{-1} X^T N)^{-1}
-    X G^{-1}``, ``G = gamma diag(g)`` (one n x n LU factorisation per W-step);
+    **Cost.** The k-NN searches are on the c-dimensional projections, by a k-d tree
+    up to 16 coordinates (O(n log n) per S-step for clustered projections) and by
+    all pairwise distances above; either way the neighbours are those of the exact
+    distances, ties to the smaller index. S has O(n k) non-zeros. With
+    ``solver="dense"`` A (d x d) is formed and decomposed once per W-step,
+    ``A = Q diag(lam) Q^T`` (O(n d^2 + d^3)), and the trust-region iterations run in
+    A's eigenbasis at O(d c^2 + c^4) per Hessian product. With ``solver="cholesky"``
+    (few columns, ``c < d / 100``) A is formed but, after the first W-step, only
+    factorised, ``A = R^T R`` (O(d^3 / 3)): the inner conjugate gradients are
+    preconditioned by ``A^{-1}`` from two triangular solves and multiply by A,
+    O(d^2 c) each; a W-step after one of more than 15 trust-region iterations is
+    decomposed again. With ``solver="operator"`` A is only applied, as
+    ``X^T (N (X W)) + gamma g * W`` with ``N = 2 L_s + alpha H``, in
+    O(nnz(X) c + nnz(S) c). When d > n (up to 4096 samples) the inner conjugate
+    gradients are preconditioned by ``A^{-1}`` through the Woodbury identity
+    ``A^{-1} = G^{-1} - G^{-1} X^T N (I + X G^{-1} X^T N)^{-1} X G^{-1}``,
+    ``G = gamma diag(g)`` (one n x n LU factorisation per W-step);
     ``solver="pushthrough"`` uses that for every W-step except the first and any
-    after one of more than 15 trust-region iterations, which are decomposed. The
-    preconditioner assumes a gap above A's c smallest eigenvalues; a very small gamma
-    makes the inner iterations multiply. Every solver takes each W-step to
-    ``w_tol``, so dense and operator solvers, sparse and dense X give the same result
-    to that tolerance. The paper has no public code; see the fidelity guide,
+    after one of more than 15 trust-region iterations, which are decomposed. These
+    preconditioners assume a gap above A's c smallest eigenvalues; a very small
+    gamma makes the inner iterations multiply. Every solver takes each W-step to
+    ``w_tol``, so the solvers, and sparse and dense X, give the same result to that
+    tolerance. The paper has no public code; see the fidelity guide,
     `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__.
 
     References
