@@ -495,7 +495,7 @@ class UFSA(BaseSelector):
       neighbourhood enters over several iterations instead of one.
 
     **Cost.** The k-NN searches are on the c-dimensional projections, by a k-d tree
-    up to 16 coordinates (O(n log n) per S-step for clustered projections) and by
+    up to 6 coordinates (O(n log n) per S-step) and by
     all pairwise distances above; either way the neighbours are those of the exact
     distances, ties to the smaller index. S has O(n k) non-zeros. With
     ``solver="dense"`` A (d x d) is formed and decomposed once per W-step,
