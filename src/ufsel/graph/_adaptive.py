@@ -167,11 +167,10 @@ def adaptive_neighbors(Z, n_neighbors, lambdas=None, n_candidates=None, candidat
 _GRAM_SEARCH_MAX = 4096
 #: Up to this many coordinates adaptive_neighbors searches with a k-d tree (SciPy's
 #: cKDTree, ``algorithm="kd_tree"`` of nearest_by_exact_distance), whose cost grows like
-#: n log n instead of n^2: UFSA's projections have c coordinates, often few (on UFSA's
-#: projections of USPS, 9,298 points, the tree is 5 times faster than brute force with 3
-#: coordinates and slower from 7). Its squared distances are sums of squared
-#: differences, within (p + 2) eps of their own size, so the exactness check uses a
-#: relative bound.
+#: n log n instead of n^2 in few dimensions (UFSA's projections have c coordinates,
+#: often few; with more, a tree prunes poorly and brute force is faster). Its squared
+#: distances are sums of squared differences, within (p + 2) eps of their own size, so
+#: the exactness check uses a relative bound.
 _KD_TREE_MAX_DIM = 6
 
 
