@@ -3,7 +3,7 @@
     UFSEL_DATA=/path/to/shared/data PYTHONPATH=src python benchmarks/speed/bench_ufsa.py \
         [--datasets jaffe umist coil20] [--mnist70k] [--repeats 3] [--w-max-iter 1000 5000] \
         [--evaluate] [--solver auto|dense|operator] [--n-clusters C] \
-        [--lambda-update fixed|adaptive]
+        [--lambda-update fixed|adaptive] [--protocol n_classes|label_free] [--profile-top 15]
 
 Default settings of :class:`ufsel.UFSA` (alpha = gamma = 1, k = 15, max_iter,
 tol, w_tol, w_max_iter at their defaults) with c = the number of classes. For
@@ -24,6 +24,13 @@ lambda_update and c (for example
 ``--solver operator`` on JAFFE: the products-only W-steps on data that would
 take the dense ones).
 
+``--protocol`` takes c from the leaderboard's summary
+(benchmarks/results/leaderboard/summary.json, ``n_clusters[protocol]``), for timing
+the leaderboard's cells (one fit on the raw data; the count selected does not change it).
+
+After the timed fits, one more fit of each setting runs under cProfile and the
+``--profile-top`` functions with the most internal time are printed (0: none).
+
 ``--mnist70k`` adds :func:`ufsel.datasets.make_mnist70k_like` (70,000 x 784,
 c = 10; needs mnist10k.mat), the size of the 5-minute acceptance target.
 
@@ -40,7 +47,11 @@ from __future__ import annotations
 
 import argparse
 import collections
+import cProfile
+import io
+import json
 import os
+import pstats
 import sys
 import time
 import warnings
@@ -101,6 +112,25 @@ def print_step_times(rec, sel):
         print(f"{i:9d} {cells}   {s[i] if i < len(s) else '-':>16s}  {sel.w_step_iter_[i]:9d}")
 
 
+#: The leaderboard's summary (cluster counts per data set and protocol).
+SUMMARY = os.path.join(os.path.dirname(__file__), "..", "results", "leaderboard", "summary.json")
+
+
+def print_profile(X, c, top, **params):
+    """One more fit under cProfile; prints the ``top`` functions by internal time."""
+    prof = cProfile.Profile()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        prof.enable()
+        UFSA(50, n_clusters=c, random_state=0, **params).fit(X)
+        prof.disable()
+    out = io.StringIO()
+    pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(top)
+    text = out.getvalue()
+    print("profile (internal time, one more fit):")
+    print(text[text.find("   ncalls"):].rstrip(), flush=True)
+
+
 def bench(name, X, c, repeats, step_times=False, y=None, **params):
     walls, cpus = [], []
     rec = restore = None
@@ -128,7 +158,7 @@ def bench(name, X, c, repeats, step_times=False, y=None, **params):
           + f" | n_iter={sel.n_iter_}/{sel.max_iter} converged={outer_ok} "
           f"W-steps converged {int(sel.w_step_converged_.sum())}/{sel.n_iter_} "
           f"W-step iterations {int(sel.w_step_iter_.sum())} | objective {sel.objective_[0]:.6g} -> "
-          f"{sel.objective_[-1]:.6g} | max|W^T W - I| {orth:.1e}", flush=True)
+          f"{sel.objective_[-1]:.10g} | max|W^T W - I| {orth:.1e}", flush=True)
     if y is not None:
         r = evaluate_clustering(X[:, sel.get_support()], y, n_runs=10, random_state=0)
         print(f"{name:8s} k-means on the 50 selected features (10 runs): "
@@ -152,6 +182,10 @@ def main(argv=None):
                     help="UFSA's lambda_update (default: its default)")
     ap.add_argument("--n-clusters", type=int, default=None,
                     help="c (default: the number of classes)")
+    ap.add_argument("--protocol", choices=["n_classes", "label_free"], default=None,
+                    help="c from the leaderboard's summary.json for this protocol")
+    ap.add_argument("--profile-top", type=int, default=15,
+                    help="print this many functions of a profiled fit (0: no profile)")
     ap.add_argument("--step-times", action="store_true",
                     help="print the time of each step per outer iteration (last fit)")
     args = ap.parse_args(argv)
@@ -161,13 +195,20 @@ def main(argv=None):
           f"(shared machine, {os.cpu_count()} cores)", flush=True)
     lambda_update = {} if args.lambda_update is None else {"lambda_update": args.lambda_update}
     extra = {**({} if args.solver is None else {"solver": args.solver}), **lambda_update}
+    clusters = {}
+    if args.protocol:
+        with open(SUMMARY) as fh:
+            clusters = {k: v["n_clusters"][args.protocol]
+                        for k, v in json.load(fh)["datasets"].items()}
     for name in args.datasets:
         b = load_dataset(name)
-        c = args.n_clusters or np.unique(b.target).size
+        c = args.n_clusters or clusters.get(name) or np.unique(b.target).size
         for w in args.w_max_iter:
+            params = {**({} if w is None else {"w_max_iter": w}), **extra}
             bench(name, b.data, c, args.repeats, args.step_times,
-                  y=b.target if args.evaluate else None,
-                  **({} if w is None else {"w_max_iter": w}), **extra)
+                  y=b.target if args.evaluate else None, **params)
+            if args.profile_top > 0:
+                print_profile(b.data, c, args.profile_top, **params)
     if args.mnist70k:
         b = make_mnist70k_like(random_state=0)
         bench("mnist70k", b.data, np.unique(b.target).size, 1, args.step_times, **lambda_update)

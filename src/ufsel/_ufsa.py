@@ -77,17 +77,49 @@ def _use_pushthrough(n, d, c):
     return _INNER_PER_OUTER * (4 * n * d * c + 2 * n * n * c) < d ** 3
 
 
+def _use_cholesky(d, c):
+    """Whether ``solver="auto"`` takes the Cholesky-preconditioned W-steps
+    (``"cholesky"``) rather than A's eigendecomposition (``"dense"``).
+
+    Both form A. The eigendecomposition costs about ``9 d^3`` flops (divide and
+    conquer, all vectors); the factorisation ``d^3 / 3``, then each inner iteration
+    two triangular solves and a product with A, ``4 d^2 c``, against ``O(d c^2)`` in the
+    eigenbasis. With ``_INNER_PER_OUTER`` inner iterations per W-step, the factor pays
+    off when ``_INNER_PER_OUTER * 4 d^2 c < 2 d^3`` (a margin for LAPACK's higher rate
+    in the decomposition): few columns c against many features d.
+    """
+    return _INNER_PER_OUTER * 4 * c < 2 * d
+
+
 def _resolve_solver(solver, n, d, c, gamma):
     """The solver a fit uses: ``"auto"`` resolved (``"operator"`` when d > max(n, 2048),
-    ``"pushthrough"`` when :func:`_use_pushthrough`, else ``"dense"``), and
-    ``"pushthrough"`` replaced by ``"dense"`` where the Woodbury inverse does not exist
-    (d <= n, or gamma = 0 so that G = gamma diag(g) is not positive)."""
+    ``"pushthrough"`` when :func:`_use_pushthrough`, ``"cholesky"`` when
+    :func:`_use_cholesky`, else ``"dense"``), and ``"pushthrough"`` and ``"cholesky"``
+    replaced by ``"dense"`` where their inverse does not exist (d <= n for the Woodbury
+    inverse; gamma = 0 for both, so that G = gamma diag(g) is not positive and A may
+    be singular)."""
     if solver == "auto":
         solver = ("operator" if d > max(n, _OPERATOR_MIN_D)
-                  else "pushthrough" if _use_pushthrough(n, d, c) else "dense")
-    if solver == "pushthrough" and (d <= n or gamma == 0):
+                  else "pushthrough" if _use_pushthrough(n, d, c)
+                  else "cholesky" if _use_cholesky(d, c) else "dense")
+    if (solver == "pushthrough" and d <= n) or (solver in ("pushthrough", "cholesky")
+                                                and gamma == 0):
         solver = "dense"
     return solver
+
+
+def _cholesky_inverse(A):
+    """``R -> A^{-1} R`` from A's Cholesky factor (A kept), or None when A is not
+    numerically positive definite."""
+    try:
+        factor = linalg.cho_factor(A, lower=True, check_finite=False)
+    except linalg.LinAlgError:
+        return None
+
+    def inverse(R):
+        return linalg.cho_solve(factor, R, check_finite=False)
+
+    return inverse
 
 
 def _fortran(X):
@@ -298,7 +330,9 @@ class UFSA(BaseSelector):
         (0, 1]), or None for half of them.
     n_clusters : int, default=5
         c, the number of columns of W and F (the number of labels; the
-        paper uses the number of classes).
+        paper uses the number of classes). At most the number of
+        non-constant features: W (n_features x c) has orthonormal columns, so
+        a larger c is undefined and refused with a ValueError.
     alpha : float, default=1.0
         Weight of the regression term (the paper's grid: 1e-9, 1e-6, ..., 1e9;
         its sensitivity study fixes alpha = 1).
@@ -324,17 +358,20 @@ class UFSA(BaseSelector):
     w_max_iter : int, default=1000
         Guard on the trust-region iterations of one W-step (a
         ConvergenceWarning when reached).
-    solver : {"auto", "dense", "pushthrough", "operator"}, default="auto"
+    solver : {"auto", "dense", "cholesky", "pushthrough", "operator"}, default="auto"
         How the W-step's d x d matrix is handled (see Notes): ``"dense"``, A
-        formed and decomposed in every W-step; ``"pushthrough"``, the first
+        formed and decomposed in every W-step; ``"cholesky"``, A formed in every
+        W-step, the first (and any after a W-step of more than 15 trust-region
+        iterations) as ``"dense"``, the others preconditioned by A's Cholesky
+        factor (needs ``gamma > 0``, otherwise as ``"dense"``); ``"pushthrough"``, the first
         W-step (and any after a W-step of more than 15 trust-region
         iterations) as ``"dense"``, the others by products with X and the
         Woodbury inverse (needs d > n and ``gamma > 0``, otherwise as
         ``"dense"``); ``"operator"``, products only (preconditioned by the
         Woodbury inverse when d > n and n <= 4096, else by A's diagonal).
         ``"auto"``: ``"operator"`` when d > max(n, 2048), ``"pushthrough"``
-        when d > n and its products cost less than the decompositions (see
-        Notes), else ``"dense"``.
+        when d > n and its products cost less than the decompositions,
+        ``"cholesky"`` when ``c < d / 100`` (see Notes), else ``"dense"``.
     s_step : {"auto", "exact", "two_hop"}, default="auto"
         Candidate points of the S-step (see Notes); ``"auto"``
         is ``"exact"`` up to 20,000 samples and ``"two_hop"`` above.
@@ -375,7 +412,8 @@ class UFSA(BaseSelector):
     w_step_iter_ : ndarray of int, shape (`n_iter_`,)
         Trust-region iterations of each W-step.
     solver_ : str
-        ``"dense"``, ``"pushthrough"`` or ``"operator"``, the solver used.
+        ``"dense"``, ``"cholesky"``, ``"pushthrough"`` or ``"operator"``, the
+        solver used.
     s_step_ : str
         ``"exact"`` or ``"two_hop"``, the S-step used.
     n_features_to_select_ : int
@@ -456,21 +494,29 @@ class UFSA(BaseSelector):
       candidates, so Eq. (7) still never increases; a point outside the two-hop
       neighbourhood enters over several iterations instead of one.
 
-    **Cost.** The k-NN searches are on the c-dimensional projections, and S has
-    O(n k) non-zeros. With ``solver="dense"`` A (d x d) is formed and decomposed once
-    per W-step, ``A = Q diag(lam) Q^T`` (O(n d^2 + d^3)), and the trust-region
-    iterations run in A's eigenbasis at O(d c^2 + c^4) per Hessian product. With
-    ``solver="operator"`` A is only applied, as ``X^T (N (X W)) + gamma g * W`` with
-    ``N = 2 L_s + alpha H``, in O(nnz(X) c + nnz(S) c). When d > n (up to 4096
-    samples) the inner conjugate gradients are preconditioned by ``A^{-1}`` through
-    the Woodbury identity ``A^{-1} = G^{-1} - G^{-1} X^T N (I + X G^{-1} X^T N)^{-1}
-    X G^{-1}``, ``G = gamma diag(g)`` (one n x n LU factorisation per W-step);
+    **Cost.** The k-NN searches are on the c-dimensional projections, by a k-d tree
+    up to 6 coordinates (O(n log n) per S-step) and by
+    all pairwise distances above; either way the neighbours are those of the exact
+    distances, ties to the smaller index. S has O(n k) non-zeros. With
+    ``solver="dense"`` A (d x d) is formed and decomposed once per W-step,
+    ``A = Q diag(lam) Q^T`` (O(n d^2 + d^3)), and the trust-region iterations run in
+    A's eigenbasis at O(d c^2 + c^4) per Hessian product. With ``solver="cholesky"``
+    (few columns, ``c < d / 100``) A is formed but, after the first W-step, only
+    factorised, ``A = R^T R`` (O(d^3 / 3)): the inner conjugate gradients are
+    preconditioned by ``A^{-1}`` from two triangular solves and multiply by A,
+    O(d^2 c) each; a W-step after one of more than 15 trust-region iterations is
+    decomposed again. With ``solver="operator"`` A is only applied, as
+    ``X^T (N (X W)) + gamma g * W`` with ``N = 2 L_s + alpha H``, in
+    O(nnz(X) c + nnz(S) c). When d > n (up to 4096 samples) the inner conjugate
+    gradients are preconditioned by ``A^{-1}`` through the Woodbury identity
+    ``A^{-1} = G^{-1} - G^{-1} X^T N (I + X G^{-1} X^T N)^{-1} X G^{-1}``,
+    ``G = gamma diag(g)`` (one n x n LU factorisation per W-step);
     ``solver="pushthrough"`` uses that for every W-step except the first and any
-    after one of more than 15 trust-region iterations, which are decomposed. The
-    preconditioner assumes a gap above A's c smallest eigenvalues; a very small gamma
-    makes the inner iterations multiply. Every solver takes each W-step to
-    ``w_tol``, so dense and operator solvers, sparse and dense X give the same result
-    to that tolerance. The paper has no public code; see the fidelity guide,
+    after one of more than 15 trust-region iterations, which are decomposed. These
+    preconditioners assume a gap above A's c smallest eigenvalues; a very small
+    gamma makes the inner iterations multiply. Every solver takes each W-step to
+    ``w_tol``, so the solvers, and sparse and dense X, give the same result to that
+    tolerance. The paper has no public code; see the fidelity guide,
     `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__.
 
     References
@@ -511,7 +557,7 @@ class UFSA(BaseSelector):
         "tol": [Interval(Real, 0, None, closed="left")],
         "w_tol": [Interval(Real, 0, None, closed="neither")],
         "w_max_iter": [Interval(Integral, 1, None, closed="left")],
-        "solver": [StrOptions({"auto", "dense", "pushthrough", "operator"})],
+        "solver": [StrOptions({"auto", "dense", "cholesky", "pushthrough", "operator"})],
         "s_step": [StrOptions({"auto", "exact", "two_hop"})],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -630,6 +676,8 @@ class UFSA(BaseSelector):
             #   also precondition the inner conjugate gradients. Divide and conquer: every
             #   eigenvector is needed, and it is faster than the default MRRR driver
             #   here (A is not used afterwards);
+            # - cholesky: A formed, its Cholesky factor as the preconditioner A^{-1}
+            #   (never for the first W-step, as push-through), products with A;
             # - operator: products with X, preconditioned as push-through up to 4096
             #   samples and by A's diagonal above.
             eig = inverse = diag = None
@@ -641,7 +689,10 @@ class UFSA(BaseSelector):
                 A = step.product(L, g, gamma)
             else:
                 A, diag = step.matrix(S, g, gamma)
-                if step.dense:
+                if solver == "cholesky" and it > 0 and (
+                        w_steps[-1] <= _EIGENBASIS_AFTER_ITERATIONS):
+                    inverse = _cholesky_inverse(A)
+                if step.dense and inverse is None:
                     eig = linalg.eigh(A, driver="evd", overwrite_a=True, check_finite=False)
             if it == 0 and eig is not None:
                 # The first W-step starts in the span of A's c smallest eigenvectors,

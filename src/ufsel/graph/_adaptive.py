@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import sparse
+from scipy.spatial import cKDTree
 
 from ..linalg import project_simplex
 from ._knn import (
@@ -109,9 +110,10 @@ def adaptive_neighbors(Z, n_neighbors, lambdas=None, n_candidates=None, candidat
     """
     n = Z.shape[0]
     k = n_neighbors
-    # Brute force is several times faster than a k-d tree on the clustered
-    # low-dimensional projections met here, up to moderate n.
-    algorithm = "brute" if n <= 20000 else "auto"
+    # A k-d tree in few dimensions (n log n); otherwise brute force, several times faster
+    # than a tree on clustered projections with more coordinates, up to moderate n.
+    algorithm = ("kd_tree" if Z.shape[1] <= _KD_TREE_MAX_DIM
+                 else "brute" if n <= 20000 else "auto")
     if candidates is not None and np.sum(candidates >= 0, axis=1).min() < k + 1:
         candidates = None  # some row has too few candidates: exact search
 
@@ -163,6 +165,27 @@ def adaptive_neighbors(Z, n_neighbors, lambdas=None, n_candidates=None, candidat
 #: small low-dimensional projections of UFSA's S-step. Its rounding is of the same kind
 #: (``||a||^2 + ||b||^2 - 2 a.b``), so the exactness check below applies unchanged.
 _GRAM_SEARCH_MAX = 4096
+#: Up to this many coordinates adaptive_neighbors searches with a k-d tree (SciPy's
+#: cKDTree, ``algorithm="kd_tree"`` of nearest_by_exact_distance), whose cost grows like
+#: n log n instead of n^2 in few dimensions (UFSA's projections have c coordinates,
+#: often few; with more, a tree prunes poorly and brute force is faster). Its squared
+#: distances are sums of squared differences, within (p + 2) eps of their own size, so
+#: the exactness check uses a relative bound.
+_KD_TREE_MAX_DIM = 6
+
+
+def _kd_tree_search(Z, m):
+    """The m nearest other points of each row by a k-d tree: distances and indices (the
+    point itself removed by index; where it is not among the m + 1 returned, duplicates
+    filled the row and its last entry is dropped)."""
+    n = Z.shape[0]
+    dist, ind = cKDTree(Z).query(Z, k=m + 1)
+    self_pos = np.argmax(ind == np.arange(n)[:, None], axis=1)
+    found = ind[np.arange(n), self_pos] == np.arange(n)
+    self_pos[~found] = m
+    keep = np.ones_like(ind, dtype=bool)
+    keep[np.arange(n), self_pos] = False
+    return dist[keep].reshape(n, m), ind[keep].reshape(n, m)
 
 
 def _gram_search(Z, m):
@@ -194,8 +217,11 @@ def nearest_by_exact_distance(Z, n_neighbors, *, algorithm="auto", n_extra=3):
     distances to every point, from differences (O(n p) each). Without this, which members of
     such a group a row keeps was decided by rounding, and differed between
     processes (the BLAS kernels' summation order depends on memory
-    alignment). An approximate search (:func:`resolve_neighbors_algorithm`)
-    is not checked: its candidates are re-sorted only.
+    alignment). With ``algorithm="kd_tree"`` (dense Z) the search is SciPy's
+    k-d tree, whose squared distances are sums of squared differences, so the
+    bound is relative to the distance itself. An approximate search
+    (:func:`resolve_neighbors_algorithm`) is not checked: its candidates are
+    re-sorted only.
 
     Parameters
     ----------
@@ -217,7 +243,10 @@ def nearest_by_exact_distance(Z, n_neighbors, *, algorithm="auto", n_extra=3):
         raise ValueError(f"n_neighbors must be in [1, n_samples - 1] = [1, {n - 1}], got {k}.")
     m = min(k + n_extra, n - 1)
     exact = resolve_neighbors_algorithm(algorithm, Z) == "exact"
-    if exact and not sparse.issparse(Z) and n <= _GRAM_SEARCH_MAX:
+    kd_tree = algorithm == "kd_tree" and not sparse.issparse(Z)
+    if kd_tree:
+        dist, ind = _kd_tree_search(np.asarray(Z, dtype=np.float64), m)
+    elif exact and not sparse.issparse(Z) and n <= _GRAM_SEARCH_MAX:
         dist, ind = _gram_search(np.asarray(Z, dtype=np.float64), m)
     else:
         dist, ind = knn_graph(Z, m, algorithm=algorithm)
@@ -229,7 +258,7 @@ def nearest_by_exact_distance(Z, n_neighbors, *, algorithm="auto", n_extra=3):
     # the exact ones (a dot product of length p and two additions), doubled for
     # safety; the recomputed ones within (p + 2) eps of their own size.
     eps = np.finfo(np.float64).eps
-    bound = 2.0 * (Z.shape[1] + 4) * eps * (sq + sq.max())
+    bound = 2.0 * (Z.shape[1] + 4) * eps * (dist[:, -1] ** 2 if kd_tree else sq + sq.max())
     pending = np.flatnonzero(d2[:, k - 1] * (1.0 + 4 * Z.shape[1] * eps) >= dist[:, -1] ** 2 - bound)
     # those rows: distances to every point, from differences (blocks of _DIFF_BLOCK numbers)
     chunk = max(1, _DIFF_BLOCK // max(n * Z.shape[1], 1))

@@ -403,3 +403,67 @@ def test_two_hop_s_step_keeps_objective_monotone(planted):
     assert S.min() >= 0 and S.diagonal().max() == 0
     top = set(np.flatnonzero(sel.get_support()))
     assert len(top & set(planted[2])) >= 4
+
+
+@pytest.mark.parametrize("dim", [2, 5, 16])
+def test_kd_tree_s_step_search_equals_the_gram_search(dim):
+    # The S-step's neighbours are a function of the points (exact distances, ties to the
+    # smaller index), whichever search found the candidates: rounded coordinates give
+    # many equal distances and a block of duplicates fills whole rows with zeros.
+    from ufsel.graph._adaptive import nearest_by_exact_distance
+
+    rng = np.random.default_rng(dim)
+    Z = np.round(rng.normal(size=(400, dim)), 1)
+    Z[10:40] = Z[3]
+    for k in (1, 5, 18):
+        d_tree, i_tree = nearest_by_exact_distance(Z, k, algorithm="kd_tree")
+        d_gram, i_gram = nearest_by_exact_distance(Z, k, algorithm="brute")
+        np.testing.assert_array_equal(i_tree, i_gram)
+        np.testing.assert_array_equal(d_tree, d_gram)
+
+
+def test_kd_tree_s_step_leaves_the_fit_unchanged(planted, monkeypatch):
+    # A fit whose projections have few coordinates (k-d tree) equals the same fit with
+    # the Gram search for every S-step: same objective and same scores.
+    import ufsel.graph._adaptive as adaptive
+
+    X = planted[0]
+    params = dict(n_clusters=3, n_neighbors=8, max_iter=20, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        tree = UFSA(5, **params).fit(X)
+        monkeypatch.setattr(adaptive, "_KD_TREE_MAX_DIM", 0)
+        gram = UFSA(5, **params).fit(X)
+    np.testing.assert_array_equal(tree.objective_, gram.objective_)
+    np.testing.assert_array_equal(tree.scores_, gram.scores_)
+    assert (tree.similarity_ != gram.similarity_).nnz == 0
+
+
+def test_cholesky_w_steps_match_the_eigenbasis():
+    # solver="cholesky" decomposes A for the first W-step only and preconditions the
+    # others by A's Cholesky factor: every W-step is solved to w_tol, so the objective
+    # and the ranking equal those of the dense solver (A decomposed in every W-step).
+    X, _, informative = make_planted_clusters(300, n_informative=6, n_noise=244,
+                                              n_clusters=2, random_state=1)
+    kw = dict(n_clusters=2, n_neighbors=8, max_iter=12, tol=0.0, random_state=0)
+    fits = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for solver in ("dense", "cholesky"):
+            fits[solver] = UFSA(10, solver=solver, **kw).fit(X)
+    a, b = fits["dense"], fits["cholesky"]
+    assert (a.solver_, b.solver_) == ("dense", "cholesky")
+    assert b.w_step_converged_.all()
+    np.testing.assert_allclose(b.objective_, a.objective_, rtol=1e-8)
+    np.testing.assert_allclose(b.scores_, a.scores_, rtol=1e-6, atol=1e-9)
+    np.testing.assert_array_equal(np.argsort(-b.scores_)[:10], np.argsort(-a.scores_)[:10])
+
+
+def test_cholesky_rule():
+    from ufsel._ufsa import _resolve_solver
+
+    assert _resolve_solver("auto", 2600, 500, 2, 1.0) == "cholesky"
+    assert _resolve_solver("auto", 1166, 1024, 2, 1.0) == "cholesky"
+    assert _resolve_solver("auto", 575, 644, 20, 1.0) == "dense"
+    assert _resolve_solver("auto", 2000, 256, 4, 1.0) == "dense"
+    assert _resolve_solver("cholesky", 2600, 500, 2, 0.0) == "dense"
