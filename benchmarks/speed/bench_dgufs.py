@@ -131,7 +131,8 @@ def spectrum(X, m, iters=(1, 5, 10, 20)):
         linalg.eigh(A, subset_by_value=(thr, np.inf), check_finite=False)
         t_evr = time.process_time() - t
         t = time.process_time()
-        eigsh(A, k=min(rank + 8, A.shape[0] - 1), which="LA", random_state=0)
+        v0 = np.random.RandomState(0).uniform(-1.0, 1.0, A.shape[0])
+        eigsh(A, k=min(rank + 8, A.shape[0] - 1), which="LA", v0=v0)
         t_arp = time.process_time() - t
         print(f"   T at iteration {it + 1}: threshold {thr:.3f}, rank {rank}, eigenvalues "
               f"just above {np.round(w[w > thr][:3], 3)}, just below {np.round(w[w <= thr][-3:], 3)}, "
