@@ -319,6 +319,17 @@ class DGUFS(PerCountRankingsMixin, BaseSelector):
     threshold (ARPACK for the few largest when n > 2500 and the rank is below n / 10,
     dense LAPACK otherwise), entrywise n x n updates and the scores (O(n d r)). The
     eigensolve uses every BLAS thread and the products between two eigensolves one.
+    The eigensolve dominates, and no smaller problem gives it exactly. The L-step input
+    ``T`` holds M and Lambda, which are dense and of nearly full rank: M keeps, clipped
+    to [0, 1], every entry of ``Q = L + Lambda / mu`` above a small threshold (a large
+    fraction of them), and the updated ``Lambda`` is ``mu (Q - M)``, the rest of Q. So
+    no Gram or push-through identity through X reduces ``T``, and a Krylov solve for
+    the kept eigenpairs gains little over a dense one, as the threshold lies inside a
+    continuum of eigenvalues of ``T``. A fit runs at least ``n_iter_no_change + 1``
+    iterations unless the residual reaches ``tol`` first, and :meth:`fit_rankings`
+    runs one fit per count (the subset, the kernel and hence every iterate depend on
+    m): its cost is the number of counts times at least that many dense n x n
+    eigensolves.
 
     See the fidelity guide,
     `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__.
