@@ -343,7 +343,12 @@ class LGDFS(BaseSelector):
 
     Each iteration costs a k-NN search, n k x k solves, an O(n d^2 + d^3) Woodbury
     factorisation (O(n^2 d + n^3) when d > n), a partial eigensolver with
-    O(nnz(L_l) + n d) per product and O(n k d c) for the regressions. Above
+    O(nnz(L_l) + n d) per product and O(n k^2 c + nnz(L_l) d + n d c) for the
+    regressions: the local ones reuse the blocks of L_l
+    (``(lambda_i I + K_i)^{-1} H_i = L_i / lambda_i``) and their norms are the
+    quadratic forms ``z_j^2 x_j^T M x_j`` of one sparse matrix
+    ``M = sum_i S_i R_i R_i^T S_i^T`` assembled like L_l, so the n x k x d region
+    blocks are gathered once per iteration. Above
     ``ufsel.linalg.DENSE_EIGH_MAX`` samples (``eigen_solver="auto"``) the Y-step is a
     warm-started block LOBPCG (at most 20 block iterations per outer iteration,
     residual tolerance 1e-5, the outer loop continuing the refinement), the products

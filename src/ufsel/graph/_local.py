@@ -46,7 +46,6 @@ __all__ = [
     "local_learning_laplacian",
     "local_centered_kernels",
     "local_discriminative_laplacian",
-    "scatter_local_blocks",
     "global_discriminative_laplacian",
 ]
 
