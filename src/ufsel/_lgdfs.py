@@ -16,8 +16,10 @@ from ._iterate import CLUSTER_GRAPH_CONSTRAINTS, ITERATIVE_CONSTRAINTS, Objectiv
 from .base import BaseSelector, NumericalError, densify
 from .graph import (
     global_discriminative_laplacian,
+    local_centered_kernels,
     local_discriminative_laplacian,
     local_regions,
+    row_chunks,
     scatter_local_blocks,
     weighted_knn_graph,
 )
@@ -159,11 +161,13 @@ def lgdfs_regression_norms(X, Y, z, regions, alpha, lambda_global, lambda_local,
     and globally ``W = diag(z) X H (lambda I + K)^{-1} Y`` with ``K = H X^T diag(z) X H``
     applied through the Woodbury operator.
 
-    The local norms are not formed region by region: with
+    When Y has more columns than a region has points (c > k), the local norms are
+    not formed region by region: with
     ``R_i = (lambda_i I + K_i)^{-1} H_i Y_i = L_i Y_i / lambda_i`` (``L_i`` the blocks
     of the local Laplacian, Eq. 6) and ``M = sum_i S_i R_i R_i^T S_i^T`` (sparse, the
     assembly of Eq. 7), ``sum_i ||(W_i)_j||^2 = z_j^2 x_j^T M x_j``: O(n k^2 c + nnz(M) d)
-    instead of O(n k d c).
+    instead of O(n k d c). Otherwise each region's ``diag(sqrt z) X_i^T H_i R_i`` is
+    formed (the same quantity, rounded differently).
 
     Parameters
     ----------
@@ -189,17 +193,36 @@ def lgdfs_regression_norms(X, Y, z, regions, alpha, lambda_global, lambda_local,
         biases), ``sum_i lambda_i^2 ||R_i||^2 + alpha lambda^2 ||R||^2``
         where ``R_i = (lambda_i I + K_i)^{-1} H_i Y_i``.
     """
+    n, k = regions.shape
+    d, c = X.shape[1], Y.shape[1]
     sqz = np.sqrt(z)
     lam_l, lam_g = lambda_local, lambda_global
     Xc = X - X.mean(axis=0)
-    if local_blocks is None:
-        _, local_blocks = local_discriminative_laplacian(X * sqz, regions, lam_l,
-                                                         return_blocks=True)
-    R = np.matmul(local_blocks, Y[regions]) / lam_l  # (n, k, c), columns centred
-    P = np.matmul(R, R.transpose(0, 2, 1))  # R_i R_i^T, (n, k, k)
-    M = scatter_local_blocks(P, regions)
-    wbar_sq = lam_l * z**2 * np.einsum("nd,nd->d", Xc, M @ Xc)
-    fit = lam_l**2 * float(np.sum(R * R))
+    if c > k:
+        if local_blocks is None:
+            _, local_blocks = local_discriminative_laplacian(X * sqz, regions, lam_l,
+                                                             return_blocks=True)
+        R = np.matmul(local_blocks, Y[regions]) / lam_l  # (n, k, c), columns centred
+        P = np.matmul(R, R.transpose(0, 2, 1))  # R_i R_i^T, (n, k, k)
+        M = scatter_local_blocks(P, regions)
+        wbar_sq = lam_l * z**2 * np.einsum("nd,nd->d", Xc, M @ Xc)
+        fit = lam_l**2 * float(np.sum(R * R))
+    else:  # region by region: O(n k d c) is at most the cost of the sparse form
+        Xz = X * sqz
+        acc = np.zeros(d)
+        fit = 0.0
+        eye = np.eye(k)
+        for sl in row_chunks(n, k, d):
+            G, K = local_centered_kernels(Xz, regions, sl)  # G_i = H_i X_i^T diag(sqrt z)
+            Yi = Y[regions[sl]]
+            Yi = Yi - Yi.mean(axis=1, keepdims=True)
+            K += lam_l * eye
+            R = np.linalg.solve(K, Yi)  # (m, k, c)
+            T = np.matmul(G.transpose(0, 2, 1), R)  # diag(sqrt z) X_i H_i R_i, (m, d, c)
+            acc += np.einsum("mdc,mdc->d", T, T)
+            fit += float(np.sum(R * R))
+        wbar_sq = lam_l * z * acc
+        fit *= lam_l**2
     # Global model: R = (lam I + K)^{-1} H Y = (1/lam) (I + K/lam)^{-1} H Y.
     if inverse is None:
         _, _, inverse = global_discriminative_laplacian(X, z, lam_g, return_parts=True)
@@ -343,12 +366,12 @@ class LGDFS(BaseSelector):
 
     Each iteration costs a k-NN search, n k x k solves, an O(n d^2 + d^3) Woodbury
     factorisation (O(n^2 d + n^3) when d > n), a partial eigensolver with
-    O(nnz(L_l) + n d) per product and O(n k^2 c + nnz(L_l) d + n d c) for the
-    regressions: the local ones reuse the blocks of L_l
-    (``(lambda_i I + K_i)^{-1} H_i = L_i / lambda_i``) and their norms are the
-    quadratic forms ``z_j^2 x_j^T M x_j`` of one sparse matrix
-    ``M = sum_i S_i R_i R_i^T S_i^T`` assembled like L_l, so the n x k x d region
-    blocks are gathered once per iteration. Above
+    O(nnz(L_l) + n d) per product and O(n k d min(c, k) + n d c) for the
+    regressions: when c exceeds the region size k, the local ones reuse the blocks
+    of L_l (``(lambda_i I + K_i)^{-1} H_i = L_i / lambda_i``) and their norms are
+    the quadratic forms ``z_j^2 x_j^T M x_j`` of one sparse matrix
+    ``M = sum_i S_i R_i R_i^T S_i^T`` assembled like L_l, instead of the n
+    products ``X_i^T H_i R_i`` with c columns each. Above
     ``ufsel.linalg.DENSE_EIGH_MAX`` samples (``eigen_solver="auto"``) the Y-step is a
     warm-started block LOBPCG (at most 20 block iterations per outer iteration,
     residual tolerance 1e-5, the outer loop continuing the refinement), the products
