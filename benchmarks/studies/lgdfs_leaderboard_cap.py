@@ -7,6 +7,8 @@ module-level functions LGDFS calls.
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 PYTHONPATH=src UFSEL_DATA=/work/shared/data \
         nice -n 10 python benchmarks/studies/lgdfs_leaderboard_cap.py --cells yaleb:n_classes
+    # the path's sensitivity to a rounding-sized change of X (main's code: PYTHONPATH=<main>/src)
+    ... lgdfs_leaderboard_cap.py --cells madelon:n_classes --perturb 1e-13 --out-dir /tmp/x
 """
 
 from __future__ import annotations
@@ -28,10 +30,12 @@ STAGES = ("weighted_knn_graph", "local_regions", "_laplacians", "lgdfs_embedding
           "lgdfs_regression_norms", "randomized_svd")
 
 
-def run_cell(name, protocol, summary, out=None):
+def run_cell(name, protocol, summary, out=None, perturb=0.0):
     info = summary["datasets"][name]
     ds = load_dataset(name)
-    X = np.asarray(ds.data, dtype=np.float64)
+    X = np.ascontiguousarray(ds.data, dtype=np.float64)
+    if perturb:  # X (1 + perturb N(0, 1)): how far a rounding-sized change moves the path
+        X = X * (1 + perturb * np.random.default_rng(1).standard_normal(X.shape))
     K = info["n_clusters"][protocol]
     times = defaultdict(float)
     saved = {s: getattr(lg, s) for s in STAGES}
@@ -58,6 +62,8 @@ def run_cell(name, protocol, summary, out=None):
     stages = " ".join(f"{s}={times[s]:.1f}" for s in STAGES if times[s])
     print(f"{name:9s} {protocol:10s} n={X.shape[0]} d={X.shape[1]} K={K} CPU {total:6.1f} s "
           f"n_iter={est.n_iter_} obj={est.objective_[-1]:.8g} | {stages}", flush=True)
+    print("  objective_ per iteration:", np.array2string(est.objective_, precision=10,
+                                                      max_line_width=100), flush=True)
     if out is not None:
         np.savez(out, ranking=est.ranking_, objective=est.objective_, z=est.feature_weights_)
     return total
@@ -67,12 +73,14 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--cells", required=True, help="name:protocol,... (protocol n_classes/label_free)")
     p.add_argument("--out-dir", default=None)
+    p.add_argument("--perturb", type=float, default=0.0,
+                   help="multiply X by 1 + perturb * N(0, 1) (seed 1) before the fit")
     args = p.parse_args()
     summary = json.loads(SUMMARY.read_text())
     for cell in args.cells.split(","):
         name, protocol = cell.split(":")
         out = None if args.out_dir is None else Path(args.out_dir) / f"{name}_{protocol}.npz"
-        run_cell(name, protocol, summary, out)
+        run_cell(name, protocol, summary, out, args.perturb)
 
 
 if __name__ == "__main__":
