@@ -20,6 +20,7 @@ from .graph import (
     local_discriminative_laplacian,
     local_regions,
     row_chunks,
+    scatter_local_blocks,
     weighted_knn_graph,
 )
 from .linalg import DENSE_EIGH_MAX, partial_eigh
@@ -35,10 +36,10 @@ __all__ = [
 
 def _laplacians(X, z, regions, lambda_global, lambda_local, product_dtype=None):
     Xz = X * np.sqrt(z)
-    L_l = local_discriminative_laplacian(Xz, regions, lambda_local)
+    L_l, blocks = local_discriminative_laplacian(Xz, regions, lambda_local, return_blocks=True)
     L_g, A, inv = global_discriminative_laplacian(X, z, lambda_global, return_parts=True,
                                                   product_dtype=product_dtype)
-    return L_l, L_g, inv
+    return L_l, L_g, inv, blocks
 
 
 def lgdfs_objective(X, Y, z, regions, alpha, lambda_global, lambda_local):
@@ -62,7 +63,7 @@ def lgdfs_objective(X, Y, z, regions, alpha, lambda_global, lambda_local):
     -------
     value : float
     """
-    L_l, L_g, _ = _laplacians(X, z, regions, lambda_global, lambda_local)
+    L_l, L_g, _, _ = _laplacians(X, z, regions, lambda_global, lambda_local)
     return float(np.sum(Y * (L_l @ Y)) + alpha * np.sum(Y * (L_g @ Y)))
 
 
@@ -152,13 +153,36 @@ def _operator(n, matmat):
 
 
 def lgdfs_regression_norms(X, Y, z, regions, alpha, lambda_global, lambda_local, *,
-                           inverse=None):
+                           inverse=None, local_blocks=None):
     """The regressions of Eq. (12) and the per-feature norms ``||W_bar_j||^2`` of Eq. (14).
 
     For each region i (k x k, batched): ``W_i = diag(z) X_i H_i (lambda_i I + K_i)^{-1} Y_i``
     (Eq. 12 simplified with ``I - (lambda I + K)^{-1} K = lambda (lambda I + K)^{-1}``),
     and globally ``W = diag(z) X H (lambda I + K)^{-1} Y`` with ``K = H X^T diag(z) X H``
     applied through the Woodbury operator.
+
+    When Y has more columns than a region has points (c > k), the local norms are
+    not formed region by region: with
+    ``R_i = (lambda_i I + K_i)^{-1} H_i Y_i = L_i Y_i / lambda_i`` (``L_i`` the blocks
+    of the local Laplacian, Eq. 6) and ``M = sum_i S_i R_i R_i^T S_i^T`` (sparse, the
+    assembly of Eq. 7), ``sum_i ||(W_i)_j||^2 = z_j^2 x_j^T M x_j``: O(n k^2 c + nnz(M) d)
+    instead of O(n k d c). Otherwise each region's ``diag(sqrt z) X_i^T H_i R_i`` is
+    formed (the same quantity, rounded differently).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    Y : ndarray of shape (n_samples, n_clusters)
+    z : ndarray of shape (n_features,)
+    regions : ndarray of shape (n_samples, k)
+    alpha, lambda_global, lambda_local : float
+    inverse : LinearOperator, optional
+        ``(I + A A^T / lambda)^{-1}`` from
+        :func:`ufsel.graph.global_discriminative_laplacian` at this z (computed
+        if None).
+    local_blocks : ndarray of shape (n_samples, k, k), optional
+        The blocks ``L_i`` of :func:`ufsel.graph.local_discriminative_laplacian`
+        at this z and these regions (computed if None).
 
     Returns
     -------
@@ -170,31 +194,41 @@ def lgdfs_regression_norms(X, Y, z, regions, alpha, lambda_global, lambda_local,
         where ``R_i = (lambda_i I + K_i)^{-1} H_i Y_i``.
     """
     n, k = regions.shape
-    d = X.shape[1]
+    d, c = X.shape[1], Y.shape[1]
     sqz = np.sqrt(z)
-    Xz = X * sqz
     lam_l, lam_g = lambda_local, lambda_global
-    acc = np.zeros(d)
-    fit = 0.0
-    eye = np.eye(k)
-    for sl in row_chunks(n, k, d):
-        G, K = local_centered_kernels(Xz, regions, sl)  # G_i = H_i X_i^T diag(sqrt z)
-        Yi = Y[regions[sl]]
-        Yi = Yi - Yi.mean(axis=1, keepdims=True)
-        K += lam_l * eye
-        R = np.linalg.solve(K, Yi)  # (m, k, c)
-        T = np.matmul(G.transpose(0, 2, 1), R)  # diag(sqrt z) X_i H_i R_i, (m, d, c)
-        acc += np.einsum("mdc,mdc->d", T, T)
-        fit += float(np.sum(R * R))
-    wbar_sq = lam_l * z * acc
-    fit *= lam_l**2
+    Xc = X - X.mean(axis=0)
+    if c > k:
+        if local_blocks is None:
+            _, local_blocks = local_discriminative_laplacian(X * sqz, regions, lam_l,
+                                                             return_blocks=True)
+        R = np.matmul(local_blocks, Y[regions]) / lam_l  # (n, k, c), columns centred
+        P = np.matmul(R, R.transpose(0, 2, 1))  # R_i R_i^T, (n, k, k)
+        M = scatter_local_blocks(P, regions)
+        wbar_sq = lam_l * z**2 * np.einsum("nd,nd->d", Xc, M @ Xc)
+        fit = lam_l**2 * float(np.sum(R * R))
+    else:  # region by region: O(n k d c) is at most the cost of the sparse form
+        Xz = X * sqz
+        acc = np.zeros(d)
+        fit = 0.0
+        eye = np.eye(k)
+        for sl in row_chunks(n, k, d):
+            G, K = local_centered_kernels(Xz, regions, sl)  # G_i = H_i X_i^T diag(sqrt z)
+            Yi = Y[regions[sl]]
+            Yi = Yi - Yi.mean(axis=1, keepdims=True)
+            K += lam_l * eye
+            R = np.linalg.solve(K, Yi)  # (m, k, c)
+            T = np.matmul(G.transpose(0, 2, 1), R)  # diag(sqrt z) X_i H_i R_i, (m, d, c)
+            acc += np.einsum("mdc,mdc->d", T, T)
+            fit += float(np.sum(R * R))
+        wbar_sq = lam_l * z * acc
+        fit *= lam_l**2
     # Global model: R = (lam I + K)^{-1} H Y = (1/lam) (I + K/lam)^{-1} H Y.
     if inverse is None:
         _, _, inverse = global_discriminative_laplacian(X, z, lam_g, return_parts=True)
-    A = (X - X.mean(axis=0)) * sqz
     HY = Y - Y.mean(axis=0)
     Rg = (inverse @ HY) / lam_g
-    Tg = A.T @ Rg  # diag(sqrt z) X H R
+    Tg = (Xc * sqz).T @ Rg  # diag(sqrt z) X H R
     wbar_sq += alpha * lam_g * z * np.einsum("dc,dc->d", Tg, Tg)
     fit += alpha * lam_g**2 * float(np.sum(Rg * Rg))
     return wbar_sq, fit
@@ -332,7 +366,12 @@ class LGDFS(BaseSelector):
 
     Each iteration costs a k-NN search, n k x k solves, an O(n d^2 + d^3) Woodbury
     factorisation (O(n^2 d + n^3) when d > n), a partial eigensolver with
-    O(nnz(L_l) + n d) per product and O(n k d c) for the regressions. Above
+    O(nnz(L_l) + n d) per product and O(n k d min(c, k) + n d c) for the
+    regressions: when c exceeds the region size k, the local ones reuse the blocks
+    of L_l (``(lambda_i I + K_i)^{-1} H_i = L_i / lambda_i``) and their norms are
+    the quadratic forms ``z_j^2 x_j^T M x_j`` of one sparse matrix
+    ``M = sum_i S_i R_i R_i^T S_i^T`` assembled like L_l, instead of the n
+    products ``X_i^T H_i R_i`` with c columns each. Above
     ``ufsel.linalg.DENSE_EIGH_MAX`` samples (``eigen_solver="auto"``) the Y-step is a
     warm-started block LOBPCG (at most 20 block iterations per outer iteration,
     residual tolerance 1e-5, the outer loop continuing the refinement), the products
@@ -408,11 +447,11 @@ class LGDFS(BaseSelector):
             _, ind = weighted_knn_graph(X, self.n_neighbors, z, random_state=rng,
                                         init_indices=ind)
             regions = local_regions(ind)
-            L_l, L_g, inv = _laplacians(X, z, regions, lam_g, lam_l, product_dtype=fast)
+            L_l, L_g, inv, blocks = _laplacians(X, z, regions, lam_g, lam_l, product_dtype=fast)
             Y, _ = lgdfs_embedding(L_l, L_g, alpha, self.n_clusters,
                                    eigen_solver=self.eigen_solver, random_state=rng, Y0=Y)
             wbar_sq, fit = lgdfs_regression_norms(X, Y, z, regions, alpha, lam_g, lam_l,
-                                                  inverse=inv)
+                                                  inverse=inv, local_blocks=blocks)
             z = lgdfs_z_step(wbar_sq)
             obj = fit + float(np.sqrt(np.maximum(wbar_sq, 0.0)).sum()) ** 2
             if tracker.append(obj):

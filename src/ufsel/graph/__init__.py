@@ -33,6 +33,7 @@ from ._local import (
     weighted_knn_graph,
 )
 from ._local import row_chunks as row_chunks
+from ._local import scatter_local_blocks as scatter_local_blocks
 from ._reconstruction import lle_weights, local_krr_laplacian, reconstruction_laplacian
 from ._spectral import (
     AMG_MIN_NODES,

@@ -215,7 +215,7 @@ def local_centered_kernels(Xz, regions, rows=None):
     return G, K
 
 
-def local_discriminative_laplacian(Xz, regions, lam):
+def local_discriminative_laplacian(Xz, regions, lam, *, return_blocks=False):
     """``L_l = sum_i S_i L_i S_i^T``, ``L_i = H_i (I + K_i / lam)^{-1} H_i`` (LGDFS Eqs. 6-7).
 
     The n k x k systems are solved as one stacked ``np.linalg.solve`` per
@@ -229,11 +229,16 @@ def local_discriminative_laplacian(Xz, regions, lam):
     regions : ndarray of shape (n_samples, k)
     lam : float > 0
         The local regularisation parameter lambda_i (one value for all i).
+    return_blocks : bool, default=False
+        Also return the blocks ``L_i`` (LGDFS's regression step reuses them:
+        ``(lam I + K_i)^{-1} H_i = L_i / lam``).
 
     Returns
     -------
     L : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
         Symmetric positive semi-definite, ``L 1 = 0``.
+    blocks : ndarray of shape (n_samples, k, k), if ``return_blocks``
+        ``L_i`` in the order of ``regions``.
     """
     n, k = regions.shape
     H = np.eye(k) - 1.0 / k
@@ -245,10 +250,28 @@ def local_discriminative_laplacian(Xz, regions, lam):
         Li = np.linalg.solve(K, np.broadcast_to(H, K.shape))
         blocks.append(0.5 * (Li + Li.transpose(0, 2, 1)))
     data = np.concatenate(blocks, axis=0)
+    L = scatter_local_blocks(data, regions)
+    return (L, data) if return_blocks else L
+
+
+def scatter_local_blocks(blocks, regions):
+    """``sum_i S_i B_i S_i^T`` for k x k blocks B_i on the regions, sparse CSR (n x n).
+
+    Parameters
+    ----------
+    blocks : ndarray of shape (n_samples, k, k)
+    regions : ndarray of shape (n_samples, k)
+        See :func:`local_regions`.
+
+    Returns
+    -------
+    M : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+    """
+    n, k = regions.shape
     rows = np.broadcast_to(regions[:, :, None], (n, k, k))
     cols = np.broadcast_to(regions[:, None, :], (n, k, k))
-    L = sparse.coo_matrix((data.ravel(), (rows.ravel(), cols.ravel())), shape=(n, n))
-    return L.tocsr()  # duplicates (shared neighbours) are summed
+    M = sparse.coo_matrix((blocks.ravel(), (rows.ravel(), cols.ravel())), shape=(n, n))
+    return M.tocsr()  # duplicates (shared neighbours) are summed
 
 
 def global_discriminative_laplacian(X, feature_weights, lam, *, method="auto", return_parts=False,

@@ -57,11 +57,17 @@ def small():
     return X, z, local_regions(ind)
 
 
-def test_eq12_Wi_equals_eq3_direct_formula(small):
-    """Eq. (12) (k x k inverse) gives Eq. (3)'s W_i (d x d inverse): compare the norms of Eq. (14)."""
+@pytest.mark.parametrize("shift, c", [(0.0, 3), (200.0, 3), (200.0, 9)])
+def test_eq12_Wi_equals_eq3_direct_formula(small, shift, c):
+    """Eq. (12) (k x k inverse) gives Eq. (3)'s W_i (d x d inverse): compare the norms of Eq. (14).
+
+    Also with raw, uncentred data (a mean of 200, like pixel values: the local norms are
+    quadratic forms in the columns of X) and with more columns in Y than points per region.
+    """
     X, z, regions = small
+    X = X + shift
     rng = np.random.RandomState(2)
-    Y = np.linalg.qr(rng.standard_normal((30, 3)))[0]
+    Y = np.linalg.qr(rng.standard_normal((30, c)))[0]
     lam_l, lam_g, alpha = 0.4, 1.3, 0.7
     wbar_sq, fit = lgdfs_regression_norms(X, Y, z, regions, alpha, lam_g, lam_l)
     k = regions.shape[1]
