@@ -165,7 +165,7 @@ class EUFS(BaseSelector):
     Each iteration costs O(n d c) plus O(nnz(L) c) per inner Z-step; no dense n x n
     matrix. The n x d updates (E, ``X - E + Y1/mu``, the residual ``X - U V^T - E`` and
     Y1) are row-separable and run over blocks of rows small enough to stay in cache:
-    two passes over the n x d arrays per iteration besides the products with U and V.
+    one pass over the n x d arrays per iteration, plus the product ``K V``.
 
     See the fidelity guide,
     `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__.
@@ -243,40 +243,49 @@ class EUFS(BaseSelector):
                                  verbose=self.verbose)
         self.objective_, self.residuals_ = track.values, []
         res = np.inf
-        # The n x d updates run over blocks of rows that stay in cache (they are
-        # row-separable): E, K and the residuals in two passes per iteration.
+        # The n x d updates are row-separable: they run over blocks of rows that stay in
+        # cache, in one pass per iteration that ends this iteration (D = X - U V^T,
+        # R1 = D - E, Y1 += mu R1) and begins the next (E = prox(D + Y1/mu'),
+        # K = X - E + Y1/mu', K^T U accumulated), so D is never stored.
         step = max(8, _BLOCK_BYTES // (8 * max(d, 1)))
         blocks = [slice(i, min(i + step, n)) for i in range(0, n, step)]
-        D = X - U @ V.T  # X - U V^T at the current U, V
         K = np.empty_like(X)
+
+        def begin(b, Db, mu, KtU):
+            """E and K on rows b from D = X - U V^T there (Db is overwritten); K^T U."""
+            Ym = Y1[b] / mu
+            Db += Ym
+            norms = np.sqrt(np.einsum("ij,ij->i", Db, Db))
+            scale = np.zeros_like(norms)
+            np.divide(1.0 / mu, norms, out=scale, where=norms > 0)
+            np.multiply(Db, np.maximum(1.0 - scale, 0.0)[:, None], out=E[b])
+            Kb = K[b]
+            np.subtract(X[b], E[b], out=Kb)
+            Kb += Ym
+            KtU += Kb.T @ U[b]
+
+        KtU = np.zeros((d, c))
+        for b in blocks:
+            begin(b, X[b] - U[b] @ V.T, mu, KtU)
         for _ in range(self.max_iter):
-            for b in blocks:  # E = prox(X - U V^T + Y1/mu), K = X - E + Y1/mu
-                Ym = Y1[b] / mu
-                G = D[b]
-                G += Ym
-                norms = np.sqrt(np.einsum("ij,ij->i", G, G))
-                scale = np.zeros_like(norms)
-                np.divide(1.0 / mu, norms, out=scale, where=norms > 0)
-                np.multiply(G, np.maximum(1.0 - scale, 0.0)[:, None], out=E[b])
-                Kb = K[b]
-                np.subtract(X[b], E[b], out=Kb)
-                Kb += Ym
-            V = row_soft_threshold(K.T @ U, self.alpha / mu)
+            V = row_soft_threshold(KtU, self.alpha / mu)
             U = _procrustes(K @ V + eta * (Z + Y2 / (eta * mu)))
             Z = _nonneg_quadratic(L, U - Y2 / (eta * mu), self.beta, eta * mu, Z, self.n_inner,
                                   lip)
+            mu_next = min(self._RHO * mu, self._MU_MAX)
             fit, r1 = 0.0, 0.0
-            for b in blocks:  # D = X - U V^T, R1 = D - E, Y1 += mu R1
-                Db = D[b]
-                np.subtract(X[b], U[b] @ V.T, out=Db)
+            KtU = np.zeros((d, c))
+            for b in blocks:
+                Db = X[b] - U[b] @ V.T
                 fit += float(np.sum(np.sqrt(np.einsum("ij,ij->i", Db, Db))))
                 R1 = Db - E[b]
                 r1 += float(np.einsum("ij,ij->", R1, R1))
                 R1 *= mu
                 Y1[b] += R1
+                begin(b, Db, mu_next, KtU)  # the next iteration's E, K (unused after the last)
             R2 = Z - U
             Y2 += eta * mu * R2
-            mu = min(self._RHO * mu, self._MU_MAX)
+            mu = mu_next
             # eufs_objective(X, U, V, L), from the row norms of D = X - U V^T
             obj = fit + self.alpha * l2p_norm(V) + self.beta * float(np.sum(U * (L @ U)))
             track.append(obj)
