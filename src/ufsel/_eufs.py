@@ -220,7 +220,7 @@ class EUFS(BaseSelector):
         n, d = X.shape
         c = self.n_clusters
         rng = self._start_fit(X)
-        X = np.asarray(densify(X, name), dtype=np.float64)
+        X = np.ascontiguousarray(densify(X, name), dtype=np.float64)  # rows in blocks
         Wg = self._knn_affinity(X, rng)
         L, deg = graph_laplacian(Wg, return_diag=True)
         lip = 2.0 * float(deg.max()) if deg.size else 0.0  # >= lambda_max(L)
