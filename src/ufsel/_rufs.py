@@ -350,7 +350,7 @@ class RUFS(BaseSelector):
         Lp, Ln = pos_neg_parts(L)
         # Elkan: the same Lloyd iterations, fewer distances (many clusters, d in the hundreds)
         G = kmeans_indicator(X, c, random_state=rng, init="random",
-                             algorithm="lloyd" if sp else "elkan")
+                             algorithm="elkan" if not sp and c > 1 else "lloyd")
         if sp:  # least squares through the c x c normal equations (G has full column rank)
             F = np.linalg.lstsq(G.T @ G, np.asarray(X.T @ G).T, rcond=None)[0]
         else:
