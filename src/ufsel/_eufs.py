@@ -20,6 +20,8 @@ from .linalg import l2p_norm, row_soft_threshold, scaled_indicator
 
 __all__ = ["EUFS", "eufs_objective"]
 
+_BLOCK_BYTES = 1 << 17  # rows of the n x d updates processed together (in cache)
+
 
 def eufs_objective(X, U, V, L, *, alpha, beta):
     """The EUFS objective: ``||X - U V^T||_{2,1} + alpha ||V||_{2,1} + beta Tr(U^T L U)``.
@@ -161,7 +163,9 @@ class EUFS(BaseSelector):
       current U, V) need not decrease at every iteration.
 
     Each iteration costs O(n d c) plus O(nnz(L) c) per inner Z-step; no dense n x n
-    matrix.
+    matrix. The n x d updates (E, ``X - E + Y1/mu``, the residual ``X - U V^T - E`` and
+    Y1) are row-separable and run over blocks of rows small enough to stay in cache:
+    one pass over the n x d arrays per iteration, plus the product ``K V``.
 
     See the fidelity guide,
     `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__.
@@ -216,7 +220,7 @@ class EUFS(BaseSelector):
         n, d = X.shape
         c = self.n_clusters
         rng = self._start_fit(X)
-        X = np.asarray(densify(X, name), dtype=np.float64)
+        X = np.ascontiguousarray(densify(X, name), dtype=np.float64)  # rows in blocks
         Wg = self._knn_affinity(X, rng)
         L, deg = graph_laplacian(Wg, return_diag=True)
         lip = 2.0 * float(deg.max()) if deg.size else 0.0  # >= lambda_max(L)
@@ -239,32 +243,56 @@ class EUFS(BaseSelector):
                                  verbose=self.verbose)
         self.objective_, self.residuals_ = track.values, []
         res = np.inf
-        UVt = U @ V.T
+        # The n x d updates are row-separable: they run over blocks of rows that stay in
+        # cache, in one pass per iteration that ends this iteration (D = X - U V^T,
+        # R1 = D - E, Y1 += mu R1) and begins the next (E = prox(D + Y1/mu'),
+        # K = X - E + Y1/mu', K^T U accumulated), so D is never stored.
+        step = max(8, _BLOCK_BYTES // (8 * max(d, 1)))
+        blocks = [slice(i, min(i + step, n)) for i in range(0, n, step)]
+        K = np.empty_like(X)
+
+        def begin(b, Db, mu, KtU):
+            """E and K on rows b from D = X - U V^T there (Db is overwritten); K^T U."""
+            Ym = Y1[b] / mu
+            Db += Ym
+            norms = np.sqrt(np.einsum("ij,ij->i", Db, Db))
+            scale = np.zeros_like(norms)
+            np.divide(1.0 / mu, norms, out=scale, where=norms > 0)
+            np.multiply(Db, np.maximum(1.0 - scale, 0.0)[:, None], out=E[b])
+            Kb = K[b]
+            np.subtract(X[b], E[b], out=Kb)
+            Kb += Ym
+            KtU += Kb.T @ U[b]
+
+        KtU = np.zeros((d, c))
+        for b in blocks:
+            begin(b, X[b] - U[b] @ V.T, mu, KtU)
         for _ in range(self.max_iter):
-            G = X - UVt
-            G += Y1 / mu
-            E = row_soft_threshold(G, 1.0 / mu)
-            K = X - E
-            K += Y1 / mu
-            V = row_soft_threshold(K.T @ U, self.alpha / mu)
+            V = row_soft_threshold(KtU, self.alpha / mu)
             U = _procrustes(K @ V + eta * (Z + Y2 / (eta * mu)))
             Z = _nonneg_quadratic(L, U - Y2 / (eta * mu), self.beta, eta * mu, Z, self.n_inner,
                                   lip)
-            UVt = U @ V.T
-            D = X - UVt
-            R1 = D - E
+            mu_next = min(self._RHO * mu, self._MU_MAX)
+            fit, r1 = 0.0, 0.0
+            KtU = np.zeros((d, c))
+            for b in blocks:
+                Db = X[b] - U[b] @ V.T
+                fit += float(np.sum(np.sqrt(np.einsum("ij,ij->i", Db, Db))))
+                R1 = Db - E[b]
+                r1 += float(np.einsum("ij,ij->", R1, R1))
+                R1 *= mu
+                Y1[b] += R1
+                begin(b, Db, mu_next, KtU)  # the next iteration's E, K (unused after the last)
             R2 = Z - U
-            Y1 += mu * R1
             Y2 += eta * mu * R2
-            mu = min(self._RHO * mu, self._MU_MAX)
-            # eufs_objective(X, U, V, L), reusing D = X - U V^T
-            obj = (l2p_norm(D) + self.alpha * l2p_norm(V)
-                   + self.beta * float(np.sum(U * (L @ U))))
+            mu = mu_next
+            # eufs_objective(X, U, V, L), from the row norms of D = X - U V^T
+            obj = fit + self.alpha * l2p_norm(V) + self.beta * float(np.sum(U * (L @ U)))
             track.append(obj)
-            res = max(float(np.linalg.norm(R1)) / xnorm,
-                      float(np.linalg.norm(R2)) / np.sqrt(c))  # ||U||_F = sqrt(c)
-            self.residuals_.append((float(np.linalg.norm(R1)) / xnorm,
-                                    float(np.linalg.norm(R2)) / np.sqrt(c)))
+            r1 = np.sqrt(r1) / xnorm
+            r2 = float(np.linalg.norm(R2)) / np.sqrt(c)  # ||U||_F = sqrt(c)
+            res = max(r1, r2)
+            self.residuals_.append((r1, r2))
             if res < self.tol:
                 break
         else:

@@ -42,14 +42,20 @@ def mcfs_scores(X, Y, counts, *, ridge=1e-3, owner="MCFS"):
         Earliest LARS step (over all K paths) at which each feature entered;
         used to order features whose score is 0.
     """
-    n = X.shape[0]
-    G = gram_matrix(X, owner=owner)
-    G[np.diag_indices_from(G)] += ridge
+    n, d = X.shape
+    # dense and wide: the Gram matrix is used through X (push-through), never formed
+    implicit = isinstance(X, np.ndarray) and d > n
+    if implicit:
+        G = None
+    else:
+        G = gram_matrix(X, owner=owner)
+        G[np.diag_indices_from(G)] += ridge
     XtY = transpose_dot(X, Y)
     scores = np.zeros((len(counts), X.shape[1]))
     entry = np.full(X.shape[1], np.inf)
     for k in range(Y.shape[1]):
-        coefs, entry_k = lars_at_cardinalities(G, XtY[:, k], n, counts)
+        coefs, entry_k = lars_at_cardinalities(G, XtY[:, k], n, counts,
+                                               X=X if implicit else None, ridge=ridge)
         norms = np.linalg.norm(coefs, axis=1, keepdims=True)
         np.divide(coefs, norms, out=coefs, where=norms > 0)
         np.maximum(scores, np.abs(coefs), out=scores)
@@ -65,8 +71,9 @@ class MCFS(BaseSelector):
     cardinality and scores each feature by its largest absolute coefficient over the
     K regressions (Cai, Zhang and He, KDD 2010 [1]_).
 
-    Sparse and dask input are supported; the LARS step needs the dense d x d Gram
-    matrix ``X^T X`` and raises a ValueError when it exceeds
+    Sparse and dask input are supported; for sparse, dask or dense input with
+    n_samples >= n_features the LARS step needs the dense d x d Gram matrix
+    ``X^T X`` and raises a ValueError when it exceeds
     ``ufsel.linalg.MAX_GRAM_BYTES`` (reduce the features first, e.g. with
     :class:`MaxVariance`).
 
@@ -162,7 +169,10 @@ class MCFS(BaseSelector):
 
     Cost: one sparse k-NN graph, a partial eigensolver for K + 1 eigenpairs
     (O(nnz) per product), one d x d Gram matrix (O(n d^2)) and K LARS paths on it;
-    no dense n x n matrix. Input is computed in float64 (the LARS path is sensitive
+    no dense n x n matrix. For dense data with d > n the Gram matrix is not formed:
+    the paths use ``X^T (X_A w) + ridge w`` for its active columns (push-through),
+    O(n (d + a) + a^2) per LARS step with ``a`` active features, and the active
+    block's Cholesky factor is updated by one row per step as before. Input is computed in float64 (the LARS path is sensitive
     to rounding). A dask array is processed blockwise for the k-NN search,
     ``X^T X`` and ``X^T Y``; the graph and the embedding are held in memory.
     How the default compares with Cai's code is in the fidelity guide,

@@ -29,6 +29,27 @@ def _g_matrix(M, Q, C):
     return C * (P @ P.T)
 
 
+def _g_operator(M, Q):
+    """``G = (M^T M) o (M^T Q Q^T M)`` as a LinearOperator, never formed (for d > n).
+
+    ``G v = sum_l p_l o (M^T M (p_l o v))`` with ``p_l`` the columns of
+    ``P = M^T Q``: two products with M of k columns, O(n d k) per product
+    instead of O(d^2).
+    """
+    P = M.T @ Q
+
+    def matmat(V):
+        V = V.reshape(V.shape[0], -1)
+        out = np.empty_like(V)
+        for j in range(V.shape[1]):
+            out[:, j] = np.sum(P * (M.T @ (M @ (P * V[:, j : j + 1]))), axis=1)
+        return out
+
+    d = M.shape[1]
+    return splinalg.LinearOperator((d, d), matvec=lambda v: matmat(v)[:, 0], matmat=matmat,
+                                   rmatvec=lambda v: matmat(v)[:, 0], dtype=np.float64)
+
+
 def qalpha_objective(M, alpha, Q):
     """Relevance criterion ``Tr(Q^T A_alpha^2 Q) = alpha^T G(Q) alpha`` (to be maximised).
 
@@ -88,7 +109,8 @@ def _leading_eigenvector(G, v0, rng):
 
     ARPACK (Lanczos) warm-started from the previous alpha, so each Q-alpha
     iteration costs a few d x d products instead of a dense eigendecomposition;
-    dense LAPACK for small d or if ARPACK fails.
+    dense LAPACK for small d or if ARPACK fails. G may be a LinearOperator
+    (:func:`_g_operator`), formed for the dense fallback only.
     """
     d = G.shape[0]
     if d > 50:
@@ -98,6 +120,9 @@ def _leading_eigenvector(G, v0, rng):
             return v[:, 0]
         except splinalg.ArpackNoConvergence:
             pass
+    if isinstance(G, splinalg.LinearOperator):
+        G = G @ np.eye(d)
+        G = (G + G.T) / 2
     return partial_eigh(G, 1, which="largest", method="dense")[1][:, 0]
 
 
@@ -179,7 +204,10 @@ class QAlpha(BaseSelector):
 
     Cost: ``C = M^T M`` once (O(n d^2)), then per iteration O(n d k + d^2 k) for G and
     a Lanczos solve for its leading eigenpair warm-started from the previous alpha;
-    memory O(d^2), no n x n matrix. Sparse X is applied as an operator
+    memory O(d^2), no n x n matrix. For dense X with d > n neither C nor G is formed:
+    G is applied as an operator, ``G v = sum_l p_l o (M^T M (p_l o v))`` with ``p_l``
+    the columns of ``M^T Q``, O(n d k) per product and O(n d) memory; the Lanczos
+    solve is the same. Sparse X is applied as an operator
     (:func:`standardised_operator`), C coming from the sparse scatter matrix.
 
     See the fidelity guide,
@@ -227,19 +255,21 @@ class QAlpha(BaseSelector):
         k = self.n_clusters
         check_n_clusters(k, n + 1, name)  # k <= n
         rng = check_random_state(self.random_state)
+        # dense and wide: G is applied through M (O(n d k) per product), never formed
+        implicit = not sparse.issparse(X) and X.shape[1] > n
         if sparse.issparse(X):
             M, C = standardised_operator(X)
         else:
             M = center_unit_norm(X)
             M[:, constant_features(X)] = 0.0  # exact zero vectors, not round-off
-            C = M.T @ M
+            C = None if implicit else M.T @ M
         Q, _ = linalg.qr(rng.standard_normal((n, k)), mode="economic")
         track = ObjectiveTracker(name, self.max_iter, self.tol,
                                  advice="The data may be badly scaled.", verbose=self.verbose)
         self.objective_ = track.values
         alpha = None
         for _ in range(self.max_iter):
-            G = _g_matrix(M, Q, C)
+            G = _g_operator(M, Q) if implicit else _g_matrix(M, Q, C)
             alpha = _leading_eigenvector(G, alpha, rng)
             if alpha.sum() < 0:
                 alpha = -alpha

@@ -39,7 +39,8 @@ def scaled_indicator(labels, n_clusters, *, offset=0.2):
     return F
 
 
-def kmeans_indicator(Z, n_clusters, *, random_state, n_init=10, offset=0.2, init="k-means++"):
+def kmeans_indicator(Z, n_clusters, *, random_state, n_init=10, offset=0.2, init="k-means++",
+                     algorithm="lloyd"):
     """k-means on the rows of Z (seeded), returned as :func:`scaled_indicator`.
 
     ``init="random"`` starts each of the ``n_init`` runs from randomly chosen
@@ -76,6 +77,10 @@ def kmeans_indicator(Z, n_clusters, *, random_state, n_init=10, offset=0.2, init
         See :func:`scaled_indicator`.
     init : {"k-means++", "random"}, default="k-means++"
         The start of each run, as :class:`sklearn.cluster.KMeans`.
+    algorithm : {"lloyd", "elkan"}, default="lloyd"
+        As :class:`sklearn.cluster.KMeans`: Elkan's variant computes the same
+        Lloyd iterations, skipping distances that the triangle inequality rules
+        out (faster with many clusters in moderate dimension).
     """
     tol = 1e-4  # scikit-learn's default
     n, d = Z.shape
@@ -90,5 +95,5 @@ def kmeans_indicator(Z, n_clusters, *, random_state, n_init=10, offset=0.2, init
             Z = linalg.qr(Z.T, mode="r", check_finite=False)[0][:n].T
         tol *= n / d
     km = KMeans(n_clusters=n_clusters, init=init, n_init=n_init, tol=tol,
-                random_state=random_state).fit(Z)
+                random_state=random_state, algorithm=algorithm).fit(Z)
     return scaled_indicator(km.labels_, n_clusters, offset=offset)

@@ -10,6 +10,12 @@ the tests) but can stop as soon as the requested cardinality is reached,
 instead of rerunning with a larger ``max_iter``, and avoids that function's
 per-step copies, which made it 10-20x slower on MCFS's long paths (d = 1024,
 300 non-zeros).
+
+When d > n the Gram matrix ``X^T X + ridge I`` need not be formed: given
+``X`` and ``ridge`` instead, the active Gram columns are ``X^T x_j`` (plus
+the ridge on the diagonal) and the change of the correlations is
+``X^T (X_A w) + ridge w`` (the push-through identity), so a step costs
+O(n (d + a) + a^2) and no d x d matrix is stored.
 """
 
 from __future__ import annotations
@@ -35,7 +41,7 @@ def _chol_delete(L, k):
     return out
 
 
-def lasso_path_gram(Gram, Xy, *, max_nnz, max_steps=None, tol=1e-12):
+def lasso_path_gram(Gram, Xy, *, max_nnz, max_steps=None, tol=1e-12, X=None, ridge=0.0):
     """Follow the LASSO path by LARS until it has ``max_nnz`` non-zero coefficients.
 
     Solves ``min_b 1/2 b^T Gram b - Xy^T b + alpha ||b||_1`` for decreasing
@@ -45,9 +51,10 @@ def lasso_path_gram(Gram, Xy, *, max_nnz, max_steps=None, tol=1e-12):
 
     Parameters
     ----------
-    Gram : ndarray of shape (d, d)
+    Gram : ndarray of shape (d, d) or None
         Symmetric positive semi-definite (``X^T X``, plus a ridge term when
-        used by MCFS). Not modified.
+        used by MCFS). Not modified. None: the Gram matrix is
+        ``X^T X + ridge I``, used through ``X`` without being formed.
     Xy : ndarray of shape (d,)
     max_nnz : int
         Stop once the active set has this many variables.
@@ -56,6 +63,10 @@ def lasso_path_gram(Gram, Xy, *, max_nnz, max_steps=None, tol=1e-12):
     tol : float
         The path ends when the largest correlation falls below
         ``tol * max|Xy|`` (the least-squares fit is reached).
+    X : ndarray of shape (n_samples, d), optional
+        Dense data defining the Gram matrix when ``Gram`` is None.
+    ridge : float, default=0.0
+        Ridge term of the Gram matrix when ``Gram`` is None.
 
     Returns
     -------
@@ -64,7 +75,13 @@ def lasso_path_gram(Gram, Xy, *, max_nnz, max_steps=None, tol=1e-12):
     nnz : ndarray of shape (n_steps + 1,)
         Number of non-zero coefficients at each breakpoint.
     """
-    Gram = np.asarray(Gram, dtype=np.float64)
+    implicit = Gram is None
+    if implicit:
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        gdiag = np.einsum("ij,ij->j", X, X) + ridge
+    else:
+        Gram = np.asarray(Gram, dtype=np.float64)
+        gdiag = np.diag(Gram)
     c = np.array(Xy, dtype=np.float64)  # correlations X^T (y - X b)
     d = c.shape[0]
     max_nnz = min(int(max_nnz), d)
@@ -76,7 +93,9 @@ def lasso_path_gram(Gram, Xy, *, max_nnz, max_steps=None, tol=1e-12):
         return np.array(path), np.zeros(1, dtype=int)
     cap = max_nnz + 1
     L = np.zeros((cap, cap))  # Cholesky factor of the active Gram block
-    GA = np.empty((cap, d))  # Gram rows of the active set, each contiguous
+    # Gram rows of the active set, or (implicit) the active columns of X, each contiguous
+    GA = np.empty((cap, X.shape[0] if implicit else d))
+    q = np.zeros(cap)  # L^{-1} signs, extended by one entry per added variable
     active, signs = [], []
     is_active = np.zeros(d, dtype=bool)
     blocked = np.zeros(d, dtype=bool)  # numerically collinear with the active set
@@ -84,28 +103,36 @@ def lasso_path_gram(Gram, Xy, *, max_nnz, max_steps=None, tol=1e-12):
     def add(j):
         a = len(active)
         if a == 0:
-            L[0, 0] = np.sqrt(Gram[j, j])
+            L[0, 0] = np.sqrt(gdiag[j])
         else:
-            r = linalg.solve_triangular(L[:a, :a], GA[:a, j], lower=True, check_finite=False)
-            diag2 = Gram[j, j] - r @ r
-            if not diag2 > 1e-12 * Gram[j, j]:
+            gaj = GA[:a] @ X[:, j] if implicit else GA[:a, j]
+            r = linalg.solve_triangular(L[:a, :a], gaj, lower=True, check_finite=False)
+            diag2 = gdiag[j] - r @ r
+            if not diag2 > 1e-12 * gdiag[j]:
                 blocked[j] = True
                 return
             L[a, :a] = r
             L[a, a] = np.sqrt(diag2)
-        GA[a] = Gram[j]
+        GA[a] = X[:, j] if implicit else Gram[j]
         active.append(j)
         signs.append(np.sign(c[j]))
+        q[a] = (signs[-1] - L[a, :a] @ q[:a]) / L[a, a]
         is_active[j] = True
 
     add(int(np.argmax(np.abs(c))))
     for _ in range(max_steps):
         a = len(active)
         A = np.array(active)
-        w = linalg.cho_solve((L[:a, :a], True), np.array(signs), check_finite=False)
-        AA = 1.0 / np.sqrt(np.array(signs) @ w)
+        # (L L^T)^{-1} signs = L^{-T} q, and signs^T (L L^T)^{-1} signs = q^T q
+        w = linalg.solve_triangular(L[:a, :a], q[:a], lower=True, trans="T",
+                                    check_finite=False)
+        AA = 1.0 / np.sqrt(q[:a] @ q[:a])
         w *= AA  # equiangular direction: X_A^T X_A w = AA * signs
-        u = w @ GA[:a]  # rate of change of the correlations
+        if implicit:  # rate of change of the correlations, X^T X_A w + ridge w
+            u = X.T @ (w @ GA[:a])
+            u[A] += ridge * w
+        else:
+            u = w @ GA[:a]
         C = np.max(np.abs(c[A]))
         g_end = C / AA  # all active correlations reach zero: least-squares fit
         free = ~(is_active | blocked)
@@ -132,6 +159,10 @@ def lasso_path_gram(Gram, Xy, *, max_nnz, max_steps=None, tol=1e-12):
             is_active[j] = False
             GA[k_drop : a - 1] = GA[k_drop + 1 : a]
             L[: a - 1, : a - 1] = _chol_delete(L[:a, :a], k_drop)
+            q[a - 1] = 0.0
+            if a > 1:
+                q[: a - 1] = linalg.solve_triangular(L[: a - 1, : a - 1], np.array(signs),
+                                                     lower=True, check_finite=False)
             L[a - 1, :] = 0.0
             L[:, a - 1] = 0.0
             path.append(beta.copy())
@@ -146,7 +177,7 @@ def lasso_path_gram(Gram, Xy, *, max_nnz, max_steps=None, tol=1e-12):
     return coefs, np.count_nonzero(coefs, axis=1)
 
 
-def lars_at_cardinalities(Gram, Xy, n_samples, counts):
+def lars_at_cardinalities(Gram, Xy, n_samples, counts, *, X=None, ridge=0.0):
     """LASSO coefficient vectors with exactly ``c`` non-zeros, for each ``c`` in ``counts``.
 
     Follows the LARS-LASSO path (:func:`lasso_path_gram`, which only needs
@@ -161,13 +192,18 @@ def lars_at_cardinalities(Gram, Xy, n_samples, counts):
 
     Parameters
     ----------
-    Gram : ndarray of shape (d, d)
-        ``X^T X`` (plus any ridge term); not modified.
+    Gram : ndarray of shape (d, d) or None
+        ``X^T X`` (plus any ridge term); not modified. None: ``X^T X + ridge I``
+        used through ``X`` without being formed (cheaper when d > n).
     Xy : ndarray of shape (d,)
     n_samples : int
         Unused by the path itself (kept for the signature of scikit-learn's
         ``lars_path_gram``, whose alphas are scaled by it).
     counts : sequence of int
+    X : ndarray of shape (n_samples, d), optional
+        Dense data defining the Gram matrix when ``Gram`` is None.
+    ridge : float, default=0.0
+        Ridge term of the Gram matrix when ``Gram`` is None.
 
     Returns
     -------
@@ -176,18 +212,28 @@ def lars_at_cardinalities(Gram, Xy, n_samples, counts):
     entry_step : ndarray of shape (d,)
         Path step at which each feature first became active (``inf`` if never).
     """
-    d = Gram.shape[0]
+    implicit = Gram is None
+    if implicit:
+        X = np.asarray(X, dtype=np.float64)
+        diag = np.einsum("ij,ij->j", X, X) + ridge
+    else:
+        diag = np.diag(Gram)
+    d = diag.shape[0]
     target = min(max(counts), d)
     # The path is equivariant under X -> X / s, y -> t y (b -> t s b): work on
     # a problem scaled to unit Gram diagonal and unit top correlation, so the
     # tolerances are relative and nothing overflows for badly scaled data.
-    gmax = float(np.max(np.abs(np.diag(Gram)))) if d else 0.0
+    gmax = float(np.max(np.abs(diag))) if d else 0.0
     cmax = float(np.max(np.abs(Xy))) if d else 0.0
     if not (gmax > 0 and cmax > 0):
         return np.zeros((len(counts), d)), np.full(d, np.inf)
     s = np.sqrt(gmax)
     t = s / cmax
-    path, nnz = lasso_path_gram(Gram / gmax, Xy * (t / s), max_nnz=target)
+    if implicit:
+        path, nnz = lasso_path_gram(None, Xy * (t / s), max_nnz=target, X=X / s,
+                                    ridge=ridge / gmax)
+    else:
+        path, nnz = lasso_path_gram(Gram / gmax, Xy * (t / s), max_nnz=target)
     path = path.T
     out = np.zeros((len(counts), d))
     for i, c in enumerate(counts):

@@ -58,3 +58,17 @@ def test_nonneg_quadratic_block_satisfies_kkt():
     assert Z.min() >= 0
     assert np.abs(grad[Z > 1e-10]).max() < 1e-6  # stationarity on the support
     assert grad[Z <= 1e-10].min() > -1e-6  # non-negative gradient where Z = 0
+
+
+def test_row_blocks_give_the_whole_matrix_iterates(monkeypatch):
+    # the n x d updates are row-separable: 8-row blocks must follow the one-block run
+    import ufsel._eufs as eufs
+
+    X, _, _ = make_planted_clusters(random_state=4)
+    whole = EUFS(5, n_clusters=4, random_state=0).fit(X)
+    monkeypatch.setattr(eufs, "_BLOCK_BYTES", 1)  # 8 rows per block
+    blocked = EUFS(5, n_clusters=4, random_state=0).fit(X)
+    assert blocked.n_iter_ == whole.n_iter_ > 1
+    np.testing.assert_allclose(blocked.objective_, whole.objective_, rtol=1e-10)
+    np.testing.assert_allclose(blocked.residuals_, whole.residuals_, rtol=1e-8, atol=1e-14)
+    np.testing.assert_array_equal(blocked.ranking_, whole.ranking_)

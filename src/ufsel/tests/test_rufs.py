@@ -67,3 +67,14 @@ def test_residual_row_norms_accurate_where_rows_are_reconstructed(as_sparse):
     got = residual_row_norms_sq(sparse.csr_matrix(X) if as_sparse else X, G, F)
     np.testing.assert_allclose(got[::2], expect[::2], rtol=1e-9)
     assert np.all(got[1::2] <= 1e-20)
+
+
+def test_kmeans_start_elkan_equals_lloyd():
+    # RUFS's k-means start uses Elkan's variant: the same Lloyd iterations
+    from ufsel.linalg import kmeans_indicator
+
+    X, _, _ = make_planted_clusters(n_samples=300, random_state=5)
+    for seed in range(3):
+        elkan = kmeans_indicator(X, 6, random_state=seed, init="random", algorithm="elkan")
+        lloyd = kmeans_indicator(X, 6, random_state=seed, init="random")
+        np.testing.assert_array_equal(elkan, lloyd)
