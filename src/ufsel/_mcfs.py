@@ -172,8 +172,9 @@ class MCFS(BaseSelector):
     no dense n x n matrix. For dense data with d > n the Gram matrix is not formed:
     the paths use ``X^T (X_A w) + ridge w`` for its active columns (push-through),
     O(n (d + a) + a^2) per LARS step with ``a`` active features, and the active
-    block's Cholesky factor is updated by one row per step as before. Input is computed in float64 (the LARS path is sensitive
-    to rounding). A dask array is processed blockwise for the k-NN search,
+    block's Cholesky factor is updated by one row per step, as with the formed
+    Gram matrix. Input is computed in float64 (the LARS path is sensitive to
+    rounding). A dask array is processed blockwise for the k-NN search,
     ``X^T X`` and ``X^T Y``; the graph and the embedding are held in memory.
     How the default compares with Cai's code is in the fidelity guide,
     `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__;
