@@ -20,8 +20,10 @@ from .linalg import (
     l2p_reweight,
     resolve_eigen_method,
     scatter_matrix,
+    eigen_residuals,
     smallest_eigvecs,
 )
+from .linalg._warm_eigh import WARM_RTOL
 
 __all__ = ["JELSR", "jelsr_embedding_laplacian", "jelsr_objective"]
 
@@ -79,6 +81,77 @@ def _dense_hat_complement(fac, n):
     H = -(B.T @ B)
     H[np.diag_indices(n)] += 1.0
     return H
+
+
+class _ShiftInvert:
+    """``A^{-1}`` for the Y-step matrix ``A = L + beta (I - X_c (X_c^T X_c + alpha U)^{-1} X_c^T)``.
+
+    With ``B = L + beta I`` (sparse, positive definite, factorised once by SuperLU)
+    and ``G = X_c^T X_c + alpha U``, the Woodbury identity gives
+
+        A^{-1} = B^{-1} + Z S^{-1} Z^T,  Z = B^{-1} X_c,
+        S = G / beta - X_c^T Z = (X_c^T L B^{-1} X_c + alpha U) / beta
+
+    (``I - beta B^{-1} = B^{-1} L``, so S is formed without cancellation). Z and
+    ``F = X_c^T L Z`` (d x d, symmetric PSD) do not depend on U and are computed once;
+    each iteration factorises only the d x d ``S``. Used for d <= n.
+    """
+
+    def __init__(self, L, X, mu, beta):
+        n, d = X.shape
+        B = (L + beta * sparse.identity(n, format="csr")).tocsc()
+        self.lu = splinalg.splu(B, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
+                                options={"SymmetricMode": True})
+        self.beta = beta
+        self.Z = np.empty((n, d))
+        F = np.empty((d, d))
+        step = 256  # columns of X_c at a time: sparse X is densified one slice at a time
+        for j in range(0, d, step):
+            Xj = X[:, j:j + step]
+            Xj = Xj.toarray() if sparse.issparse(Xj) else np.array(Xj)
+            if mu is not None:
+                Xj -= mu[j:j + step]
+            self.Z[:, j:j + step] = self.lu.solve(Xj)
+        LZ = np.asarray(L @ self.Z)
+        for j in range(0, d, step):
+            Xj = X[:, j:j + step]
+            F[j:j + step] = np.asarray(Xj.T @ LZ)
+            if mu is not None:
+                F[j:j + step] -= np.multiply.outer(mu[j:j + step], LZ.sum(axis=0))
+        self.F = 0.5 * (F + F.T)
+
+    def operator(self, g):
+        """``A^{-1}`` as a LinearOperator, for the ridge diagonal ``g = alpha u``."""
+        S = self.F + np.diag(g)
+        S /= self.beta
+        cf = linalg.cho_factor(S, check_finite=False)
+        Z, lu = self.Z, self.lu
+
+        def matmat(V):
+            V = V.reshape(Z.shape[0], -1)
+            return lu.solve(V) + Z @ linalg.cho_solve(cf, Z.T @ V, check_finite=False)
+
+        n = Z.shape[0]
+        return splinalg.LinearOperator((n, n), matvec=lambda v: matmat(v).ravel(),
+                                       matmat=matmat, dtype=np.float64)
+
+
+def _shift_invert_smallest(A, Ainv, c, bound, Y_prev, rng):
+    """The c smallest eigenvectors of the PSD operator A by ARPACK on ``A^{-1}``
+    (its c largest eigenvalues, to machine precision), Rayleigh-Ritz refined on A;
+    None when ARPACK fails or a residual ``||A y - theta y||`` exceeds ``bound``."""
+    n = A.shape[0]
+    v0 = None if Y_prev is None else np.asarray(Y_prev).sum(axis=1)
+    if v0 is None or not np.any(v0):
+        v0 = rng.uniform(-1.0, 1.0, n)
+    try:
+        _, V = splinalg.eigsh(Ainv, k=c, which="LA", tol=0, v0=v0)
+    except splinalg.ArpackNoConvergence:
+        return None
+    if not np.all(np.isfinite(V)):
+        return None
+    _, Y, res = eigen_residuals(A, V)
+    return Y if res.max() <= bound else None
 
 
 class JELSR(BaseSelector):
@@ -242,7 +315,7 @@ class JELSR(BaseSelector):
         self.random_state = random_state
         self.verbose = verbose
 
-    def _y_step(self, L, fac, n, rng, Y_prev):
+    def _y_step(self, L, fac, n, rng, Y_prev, shift_invert=None, g=None):
         """The c smallest eigenvectors of ``L + beta (I - hat)``."""
         c, beta = self.n_clusters, self.beta
         # the dense branch forms A from the Cholesky factor itself (cheaper than from products)
@@ -261,6 +334,12 @@ class JELSR(BaseSelector):
         op = splinalg.LinearOperator((n, n), matvec=lambda v: matmat(v.reshape(n, 1)).ravel(),
                                      matmat=matmat, rmatvec=lambda v: matmat(v.reshape(n, 1)).ravel(),
                                      rmatmat=matmat, dtype=np.float64)
+        if shift_invert is not None:
+            # ||A|| <= ||L||_inf + beta (I - hat has eigenvalues in [0, 1])
+            bound = WARM_RTOL * (float(abs(L).sum(axis=1).max()) + beta)
+            Y = _shift_invert_smallest(op, shift_invert.operator(g), c, bound, Y_prev, rng)
+            if Y is not None:
+                return Y
         return smallest_eigvecs(op, c, method=method, Y0=Y_prev, random_state=rng,
                                 owner=type(self).__name__)
 
@@ -282,10 +361,14 @@ class JELSR(BaseSelector):
         a, b = self.alpha, self.beta
         u = np.ones(d)
         Y = None
+        shift_invert = None
+        if (self.eigen_solver == "auto" and d <= n and self.n_clusters < n - 1
+                and resolve_eigen_method("auto", n, False) != "dense"):
+            shift_invert = _ShiftInvert(L, X, mu, b)
         track = ObjectiveTracker(name, self.max_iter, self.tol, "alpha or beta", verbose=self.verbose)
         for _ in range(self.max_iter):
             fac = RidgeFactor(X, a * u, gram=gram, mean=mu, owner=name)
-            Y = self._y_step(L, fac, n, rng, Y)
+            Y = self._y_step(L, fac, n, rng, Y, shift_invert, a * u)
             W = fac.solve(Y)
             u = l2p_reweight(W, 1.0, _EPS)
             if track.append(jelsr_objective(X, Y, W, L, a, b, mean=mu)):
