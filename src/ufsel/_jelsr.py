@@ -103,26 +103,35 @@ class _ShiftInvert:
         self.lu = splinalg.splu(B, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
                                 options={"SymmetricMode": True})
         self.beta = beta
-        self.Z = np.empty((n, d))
-        F = np.empty((d, d))
+        # a zero column of X_c (a constant feature) has no part in A: its row and column
+        # of G are alpha u_j alone, so Z, F and S leave it out
+        if sparse.issparse(X):  # X_c = X - 1 mu^T is zero where X is zero and mu_j = 0
+            nonzero = np.diff(X.tocsc().indptr) > 0
+            self.keep = np.flatnonzero(nonzero | (mu != 0))
+        else:  # X is centred
+            self.keep = np.flatnonzero(np.any(X != 0, axis=0))
+        cols = self.keep
+        self.Z = np.empty((n, cols.size))
         step = 256  # columns of X_c at a time: sparse X is densified one slice at a time
-        for j in range(0, d, step):
-            Xj = X[:, j:j + step]
+        for j in range(0, cols.size, step):
+            c = cols[j:j + step]
+            Xj = X[:, c]
             Xj = Xj.toarray() if sparse.issparse(Xj) else np.array(Xj)
             if mu is not None:
-                Xj -= mu[j:j + step]
+                Xj -= mu[c]
             self.Z[:, j:j + step] = self.lu.solve(Xj)
         LZ = np.asarray(L @ self.Z)
-        for j in range(0, d, step):
-            Xj = X[:, j:j + step]
-            F[j:j + step] = np.asarray(Xj.T @ LZ)
+        F = np.empty((cols.size, cols.size))
+        for j in range(0, cols.size, step):
+            c = cols[j:j + step]
+            F[j:j + step] = np.asarray(X[:, c].T @ LZ)
             if mu is not None:
-                F[j:j + step] -= np.multiply.outer(mu[j:j + step], LZ.sum(axis=0))
+                F[j:j + step] -= np.multiply.outer(mu[c], LZ.sum(axis=0))
         self.F = 0.5 * (F + F.T)
 
     def operator(self, g):
         """``A^{-1}`` as a LinearOperator, for the ridge diagonal ``g = alpha u``."""
-        S = self.F + np.diag(g)
+        S = self.F + np.diag(g[self.keep])
         S /= self.beta
         cf = linalg.cho_factor(S, check_finite=False)
         Z, lu = self.Z, self.lu
@@ -188,7 +197,9 @@ class JELSR(BaseSelector):
         Relative change of ``objective_`` at which the iterations stop.
     eigen_solver : {"auto", "dense", "arpack", "lobpcg"}, default="auto"
         The Y-step's eigensolver: ``"auto"`` is exact dense LAPACK up to
-        n = 1500 samples and warm-started LOBPCG with checked residuals above;
+        n = 1500 samples, above it shift-invert ARPACK through the Woodbury
+        identity when d <= n and warm-started LOBPCG with checked residuals when
+        d > n (see Notes);
         the others force that solver in every iteration (see
         :func:`ufsel.linalg.smallest_eigvecs`).
     random_state : int, RandomState or None, default=None
@@ -263,10 +274,23 @@ class JELSR(BaseSelector):
       ``n_neighbors=5`` (the papers grid alpha and beta).
     - The Y-step (``eigen_solver="auto"``) forms the n x n matrix and solves it
       exactly with LAPACK up to ``ufsel.linalg.DENSE_EIGH_MAX`` samples (from the
-      n x n push-through Cholesky factor when d > n); above, it is applied as a
-      linear operator, the first step by ARPACK and later ones by LOBPCG
-      warm-started from the previous Y, with checked residuals and an exact fallback
+      n x n push-through Cholesky factor when d > n). Above that size, when d <= n,
+      ARPACK finds the c largest eigenvalues of the inverse (shift-invert at 0, to
+      machine precision), applied by the Woodbury identity
+      ``A^{-1} = B^{-1} + Z S^{-1} Z^T`` with ``B = L + beta I`` factorised once
+      (SuperLU), ``Z = B^{-1} X`` computed once and only the d x d matrix
+      ``S = (X^T L Z + alpha U) / beta`` factorised per iteration; the Ritz pairs are
+      refined on the matrix itself and their residuals checked. Otherwise (d > n, a
+      failed check, or an explicit ``eigen_solver``) the matrix is applied as a linear
+      operator, the first step by ARPACK and later ones by LOBPCG warm-started from
+      the previous Y, with checked residuals and an exact fallback
       (:func:`ufsel.linalg.smallest_eigvecs`).
+
+    **Cost**: the LLE graph (a k-NN search and n local k x k solves); when d <= n < the
+    dense size, a d x d Cholesky factorisation and a dense n x n partial eigensolve per
+    iteration; above it, one sparse LU of ``L + beta I``, d sparse triangular solves
+    for Z and an n x d x d product once, then per iteration a d x d Cholesky factor and
+    an ARPACK run whose products cost one sparse solve and two n x d products each.
 
     See the fidelity guide,
     `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__.
