@@ -145,6 +145,31 @@ class _ShiftInvert:
                                        matmat=matmat, dtype=np.float64)
 
 
+def _push_through_inverse(fac, L, beta):
+    """``A^{-1}`` for d > n, from the n x n push-through Cholesky factor of a :class:`RidgeFactor`.
+
+    There ``I - hat = K^{-1}`` with ``K = I + X_c G^{-1} X_c^T = R^T R`` (R upper
+    triangular), so ``A = L + beta K^{-1} = R^{-1} (R L R^T + beta I) R^{-T}`` and
+    ``A^{-1} = R^T M^{-1} R`` with the positive definite ``M = R L R^T + beta I``
+    (one triangular product and one Cholesky factorisation, n x n).
+    """
+    cf, lower = fac.cf
+    R = cf.T if lower else cf
+    R = np.triu(R)
+    n = R.shape[0]
+    M = linalg.blas.dtrmm(1.0, R, np.asarray(L @ R.T), side=0, lower=0)
+    M = 0.5 * (M + M.T)
+    M[np.diag_indices(n)] += beta
+    cm = linalg.cho_factor(M, overwrite_a=True, check_finite=False)
+
+    def matmat(V):
+        V = V.reshape(n, -1)
+        return R.T @ linalg.cho_solve(cm, R @ V, check_finite=False)
+
+    return splinalg.LinearOperator((n, n), matvec=lambda v: matmat(v).ravel(),
+                                   matmat=matmat, dtype=np.float64)
+
+
 def _shift_invert_smallest(A, Ainv, c, bound, Y_prev, rng):
     """The c smallest eigenvectors of the PSD operator A by ARPACK on ``A^{-1}``
     (its c largest eigenvalues, to machine precision), Rayleigh-Ritz refined on A;
@@ -197,9 +222,8 @@ class JELSR(BaseSelector):
         Relative change of ``objective_`` at which the iterations stop.
     eigen_solver : {"auto", "dense", "arpack", "lobpcg"}, default="auto"
         The Y-step's eigensolver: ``"auto"`` is exact dense LAPACK up to
-        n = 1500 samples, above it shift-invert ARPACK through the Woodbury
-        identity when d <= n and warm-started LOBPCG with checked residuals when
-        d > n (see Notes);
+        n = 1500 samples and shift-invert ARPACK with checked residuals above
+        (see Notes);
         the others force that solver in every iteration (see
         :func:`ufsel.linalg.smallest_eigvecs`).
     random_state : int, RandomState or None, default=None
@@ -274,23 +298,28 @@ class JELSR(BaseSelector):
       ``n_neighbors=5`` (the papers grid alpha and beta).
     - The Y-step (``eigen_solver="auto"``) forms the n x n matrix and solves it
       exactly with LAPACK up to ``ufsel.linalg.DENSE_EIGH_MAX`` samples (from the
-      n x n push-through Cholesky factor when d > n). Above that size, when d <= n,
-      ARPACK finds the c largest eigenvalues of the inverse (shift-invert at 0, to
-      machine precision), applied by the Woodbury identity
+      n x n push-through Cholesky factor when d > n). Above that size ARPACK finds
+      the c largest eigenvalues of the inverse (shift-invert at 0, to machine
+      precision); the Ritz pairs are refined on the matrix itself and their residuals
+      checked. When d <= n the inverse is applied by the Woodbury identity
       ``A^{-1} = B^{-1} + Z S^{-1} Z^T`` with ``B = L + beta I`` factorised once
       (SuperLU), ``Z = B^{-1} X`` computed once and only the d x d matrix
-      ``S = (X^T L Z + alpha U) / beta`` factorised per iteration; the Ritz pairs are
-      refined on the matrix itself and their residuals checked. Otherwise (d > n, a
-      failed check, or an explicit ``eigen_solver``) the matrix is applied as a linear
-      operator, the first step by ARPACK and later ones by LOBPCG warm-started from
-      the previous Y, with checked residuals and an exact fallback
-      (:func:`ufsel.linalg.smallest_eigvecs`).
+      ``S = (X^T L Z + alpha U) / beta`` factorised per iteration. When d > n,
+      ``I - hat = K^{-1}`` with ``K = R^T R`` the push-through factor, so
+      ``A^{-1} = R^T (R L R^T + beta I)^{-1} R`` (one n x n triangular product and
+      Cholesky factorisation per iteration). If a check fails, or with an explicit
+      ``eigen_solver``, the matrix is applied as a linear operator, the first step by
+      ARPACK and later ones by LOBPCG warm-started from the previous Y, with checked
+      residuals and an exact fallback (:func:`ufsel.linalg.smallest_eigvecs`).
 
-    **Cost**: the LLE graph (a k-NN search and n local k x k solves); when d <= n < the
-    dense size, a d x d Cholesky factorisation and a dense n x n partial eigensolve per
-    iteration; above it, one sparse LU of ``L + beta I``, d sparse triangular solves
-    for Z and an n x d x d product once, then per iteration a d x d Cholesky factor and
-    an ARPACK run whose products cost one sparse solve and two n x d products each.
+    **Cost**: the LLE graph (a k-NN search and n local k x k solves), and per
+    iteration the ridge factorisation (d x d, or n x n when d > n). Up to the dense
+    size, a dense n x n partial eigensolve per iteration. Above it, when d <= n: one
+    sparse LU of ``L + beta I``, d sparse triangular solves for Z and an n x d x d
+    product once, then per iteration a d x d Cholesky factorisation and an ARPACK run
+    whose products cost one sparse solve and two n x d products each; when d > n: per
+    iteration an n x n triangular product and Cholesky factorisation, and products of
+    O(n^2).
 
     See the fidelity guide,
     `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__.
@@ -358,10 +387,12 @@ class JELSR(BaseSelector):
         op = splinalg.LinearOperator((n, n), matvec=lambda v: matmat(v.reshape(n, 1)).ravel(),
                                      matmat=matmat, rmatvec=lambda v: matmat(v.reshape(n, 1)).ravel(),
                                      rmatmat=matmat, dtype=np.float64)
-        if shift_invert is not None:
+        if self.eigen_solver == "auto":
             # ||A|| <= ||L||_inf + beta (I - hat has eigenvalues in [0, 1])
             bound = WARM_RTOL * (float(abs(L).sum(axis=1).max()) + beta)
-            Y = _shift_invert_smallest(op, shift_invert.operator(g), c, bound, Y_prev, rng)
+            Ainv = (shift_invert.operator(g) if shift_invert is not None
+                    else _push_through_inverse(fac, L, beta) if not fac.primal else None)
+            Y = None if Ainv is None else _shift_invert_smallest(op, Ainv, c, bound, Y_prev, rng)
             if Y is not None:
                 return Y
         return smallest_eigvecs(op, c, method=method, Y0=Y_prev, random_state=rng,

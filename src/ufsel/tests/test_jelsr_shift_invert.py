@@ -5,8 +5,8 @@ import pytest
 from scipy import linalg, sparse
 
 from ufsel import JELSR, _jelsr
-from ufsel._jelsr import _ShiftInvert, jelsr_embedding_laplacian
-from ufsel.linalg import DENSE_EIGH_MAX
+from ufsel._jelsr import _push_through_inverse, _ShiftInvert, jelsr_embedding_laplacian
+from ufsel.linalg import DENSE_EIGH_MAX, RidgeFactor
 
 
 def _data(n, d, seed=0):
@@ -15,6 +15,20 @@ def _data(n, d, seed=0):
     X = centres[rng.integers(0, 4, n)] + rng.normal(size=(n, d))
     X[:, 3] = 2.5  # a constant feature: a zero column of X_c, left out of Z and F
     return X
+
+
+def _count_shift_invert(monkeypatch):
+    """Record, for each Y-step, whether the shift-invert solve was accepted."""
+    accepted = []
+    solve = _jelsr._shift_invert_smallest
+
+    def counted(*args):
+        Y = solve(*args)
+        accepted.append(Y is not None)
+        return Y
+
+    monkeypatch.setattr(_jelsr, "_shift_invert_smallest", counted)
+    return accepted
 
 
 @pytest.mark.parametrize("as_sparse", [False, True])
@@ -46,15 +60,7 @@ def test_shift_invert_fit_equals_dense_fit(monkeypatch):
     n = DENSE_EIGH_MAX + 100
     X = _data(n, 15)
     kw = dict(n_features_to_select=5, n_clusters=3, max_iter=6, random_state=0)
-    accepted = []
-    solve = _jelsr._shift_invert_smallest
-
-    def counted(*args):
-        Y = solve(*args)
-        accepted.append(Y is not None)
-        return Y
-
-    monkeypatch.setattr(_jelsr, "_shift_invert_smallest", counted)
+    accepted = _count_shift_invert(monkeypatch)
     auto = JELSR(**kw).fit(X)
     monkeypatch.undo()
     assert accepted and all(accepted)  # every step was the shift-invert one, no fallback
@@ -66,3 +72,41 @@ def test_shift_invert_fit_equals_dense_fit(monkeypatch):
     Y, Yd = auto.embedding_, dense.embedding_
     # the same subspace (eigenvector signs are arbitrary)
     assert np.allclose(linalg.svdvals(Y.T @ Yd), 1.0, atol=1e-8)
+
+
+@pytest.mark.parametrize("as_sparse", [False, True])
+def test_push_through_inverse_is_the_inverse(as_sparse):
+    """d > n: ``R^T (R L R^T + beta I)^{-1} R`` from the push-through factor equals the
+    inverse of the explicitly formed Y-step matrix."""
+    rng = np.random.default_rng(2)
+    X = _data(40, 90)
+    if as_sparse:
+        X = sparse.csr_matrix(np.where(rng.random(X.shape) < 0.6, 0.0, X))
+    mu = np.asarray(X.mean(axis=0)).ravel()
+    Xc = (X.toarray() if as_sparse else X) - mu
+    g = rng.uniform(0.1, 3.0, X.shape[1])
+    beta = 1.3
+    L = jelsr_embedding_laplacian(Xc, 5)
+    fac = RidgeFactor(X, g, mean=mu) if as_sparse else RidgeFactor(Xc, g)
+    assert not fac.primal
+    op = _push_through_inverse(fac, L, beta)
+    A = (L.toarray() + beta * np.eye(40)
+         - beta * Xc @ np.linalg.solve(Xc.T @ Xc + np.diag(g), Xc.T))
+    V = rng.standard_normal((40, 3))
+    expected = np.linalg.solve(A, V)
+    assert np.allclose(op @ V, expected, rtol=1e-8, atol=1e-10 * np.abs(expected).max())
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_push_through_fit_equals_dense_fit(monkeypatch):
+    """d > n above the dense size: the default fit equals the exact dense-LAPACK fit."""
+    n = DENSE_EIGH_MAX + 60
+    X = _data(n, n + 40, seed=3)
+    kw = dict(n_features_to_select=8, n_clusters=3, max_iter=3, random_state=0)
+    accepted = _count_shift_invert(monkeypatch)
+    auto = JELSR(**kw).fit(X)
+    monkeypatch.undo()
+    assert accepted and all(accepted)
+    dense = JELSR(eigen_solver="dense", **kw).fit(X)
+    assert np.allclose(auto.objective_, dense.objective_, rtol=1e-9)
+    assert np.array_equal(auto.ranking_[:50], dense.ranking_[:50])
