@@ -31,6 +31,16 @@ def _count_shift_invert(monkeypatch):
     return accepted
 
 
+def _assert_inverse(op, L, Xc, g, beta, rng):
+    """op equals the inverse of the explicit ``L + beta (I - X_c (X_c^T X_c + diag(g))^{-1} X_c^T)``."""
+    n = Xc.shape[0]
+    A = (L.toarray() + beta * np.eye(n)
+         - beta * Xc @ np.linalg.solve(Xc.T @ Xc + np.diag(g), Xc.T))
+    V = rng.standard_normal((n, 3))
+    expected = np.linalg.solve(A, V)
+    assert np.allclose(op @ V, expected, rtol=1e-8, atol=1e-10 * np.abs(expected).max())
+
+
 @pytest.mark.parametrize("as_sparse", [False, True])
 def test_shift_invert_operator_is_the_inverse(as_sparse):
     """``A^{-1}`` by Woodbury equals the inverse of the explicitly formed Y-step matrix."""
@@ -46,11 +56,7 @@ def test_shift_invert_operator_is_the_inverse(as_sparse):
         op = _ShiftInvert(L, Xs, np.asarray(Xs.mean(axis=0)).ravel(), beta).operator(g)
     else:
         op = _ShiftInvert(L, Xc, None, beta).operator(g)
-    A = (L.toarray() + beta * np.eye(80)
-         - beta * Xc @ np.linalg.solve(Xc.T @ Xc + np.diag(g), Xc.T))
-    V = rng.standard_normal((80, 3))
-    expected = np.linalg.solve(A, V)
-    assert np.allclose(op @ V, expected, rtol=1e-8, atol=1e-10 * np.abs(expected).max())
+    _assert_inverse(op, L, Xc, g, beta, rng)
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
@@ -90,11 +96,7 @@ def test_push_through_inverse_is_the_inverse(as_sparse):
     fac = RidgeFactor(X, g, mean=mu) if as_sparse else RidgeFactor(Xc, g)
     assert not fac.primal
     op = _push_through_inverse(fac, L, beta)
-    A = (L.toarray() + beta * np.eye(40)
-         - beta * Xc @ np.linalg.solve(Xc.T @ Xc + np.diag(g), Xc.T))
-    V = rng.standard_normal((40, 3))
-    expected = np.linalg.solve(A, V)
-    assert np.allclose(op @ V, expected, rtol=1e-8, atol=1e-10 * np.abs(expected).max())
+    _assert_inverse(op, L, Xc, g, beta, rng)
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
