@@ -20,8 +20,10 @@ from .linalg import (
     l2p_reweight,
     resolve_eigen_method,
     scatter_matrix,
+    eigen_residuals,
     smallest_eigvecs,
 )
+from .linalg._warm_eigh import WARM_RTOL
 
 __all__ = ["JELSR", "jelsr_embedding_laplacian", "jelsr_objective"]
 
@@ -81,6 +83,111 @@ def _dense_hat_complement(fac, n):
     return H
 
 
+class _ShiftInvert:
+    """``A^{-1}`` for the Y-step matrix ``A = L + beta (I - X_c (X_c^T X_c + alpha U)^{-1} X_c^T)``.
+
+    With ``B = L + beta I`` (sparse, positive definite, factorised once by SuperLU)
+    and ``G = X_c^T X_c + alpha U``, the Woodbury identity gives
+
+        A^{-1} = B^{-1} + Z S^{-1} Z^T,  Z = B^{-1} X_c,
+        S = G / beta - X_c^T Z = (X_c^T L B^{-1} X_c + alpha U) / beta
+
+    (``I - beta B^{-1} = B^{-1} L``, so S is formed without cancellation). Z and
+    ``F = X_c^T L Z`` (d x d, symmetric PSD) do not depend on U and are computed once;
+    each iteration factorises only the d x d ``S``. Used for d <= n.
+    """
+
+    def __init__(self, L, X, mu, beta):
+        n, d = X.shape
+        B = (L + beta * sparse.identity(n, format="csr")).tocsc()
+        self.lu = splinalg.splu(B, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
+                                options={"SymmetricMode": True})
+        self.beta = beta
+        # a zero column of X_c (a constant feature) has no part in A: its row and column
+        # of G are alpha u_j alone, so Z, F and S leave it out
+        if sparse.issparse(X):  # X_c = X - 1 mu^T is zero where X is zero and mu_j = 0
+            nonzero = np.diff(X.tocsc().indptr) > 0
+            self.keep = np.flatnonzero(nonzero | (mu != 0))
+        else:  # X is centred
+            self.keep = np.flatnonzero(np.any(X != 0, axis=0))
+        cols = self.keep
+        self.Z = np.empty((n, cols.size))
+        step = 256  # columns of X_c at a time: sparse X is densified one slice at a time
+        for j in range(0, cols.size, step):
+            c = cols[j:j + step]
+            Xj = X[:, c]
+            Xj = Xj.toarray() if sparse.issparse(Xj) else np.array(Xj)
+            if mu is not None:
+                Xj -= mu[c]
+            self.Z[:, j:j + step] = self.lu.solve(Xj)
+        LZ = np.asarray(L @ self.Z)
+        F = np.empty((cols.size, cols.size))
+        for j in range(0, cols.size, step):
+            c = cols[j:j + step]
+            F[j:j + step] = np.asarray(X[:, c].T @ LZ)
+            if mu is not None:
+                F[j:j + step] -= np.multiply.outer(mu[c], LZ.sum(axis=0))
+        self.F = 0.5 * (F + F.T)
+
+    def operator(self, g):
+        """``A^{-1}`` as a LinearOperator, for the ridge diagonal ``g = alpha u``."""
+        S = self.F + np.diag(g[self.keep])
+        S /= self.beta
+        cf = linalg.cho_factor(S, check_finite=False)
+        Z, lu = self.Z, self.lu
+
+        def matmat(V):
+            V = V.reshape(Z.shape[0], -1)
+            return lu.solve(V) + Z @ linalg.cho_solve(cf, Z.T @ V, check_finite=False)
+
+        n = Z.shape[0]
+        return splinalg.LinearOperator((n, n), matvec=lambda v: matmat(v).ravel(),
+                                       matmat=matmat, dtype=np.float64)
+
+
+def _push_through_inverse(fac, L, beta):
+    """``A^{-1}`` for d > n, from the n x n push-through Cholesky factor of a :class:`RidgeFactor`.
+
+    There ``I - hat = K^{-1}`` with ``K = I + X_c G^{-1} X_c^T = R^T R`` (R upper
+    triangular), so ``A = L + beta K^{-1} = R^{-1} (R L R^T + beta I) R^{-T}`` and
+    ``A^{-1} = R^T M^{-1} R`` with the positive definite ``M = R L R^T + beta I``
+    (one triangular product and one Cholesky factorisation, n x n).
+    """
+    cf, lower = fac.cf
+    R = cf.T if lower else cf
+    R = np.triu(R)
+    n = R.shape[0]
+    M = linalg.blas.dtrmm(1.0, R, np.asarray(L @ R.T), side=0, lower=0)
+    M = 0.5 * (M + M.T)
+    M[np.diag_indices(n)] += beta
+    cm = linalg.cho_factor(M, overwrite_a=True, check_finite=False)
+
+    def matmat(V):
+        V = V.reshape(n, -1)
+        return R.T @ linalg.cho_solve(cm, R @ V, check_finite=False)
+
+    return splinalg.LinearOperator((n, n), matvec=lambda v: matmat(v).ravel(),
+                                   matmat=matmat, dtype=np.float64)
+
+
+def _shift_invert_smallest(A, Ainv, c, bound, Y_prev, rng):
+    """The c smallest eigenvectors of the PSD operator A by ARPACK on ``A^{-1}``
+    (its c largest eigenvalues, to machine precision), Rayleigh-Ritz refined on A;
+    None when ARPACK fails or a residual ``||A y - theta y||`` exceeds ``bound``."""
+    n = A.shape[0]
+    v0 = None if Y_prev is None else np.asarray(Y_prev).sum(axis=1)
+    if v0 is None or not np.any(v0):
+        v0 = rng.uniform(-1.0, 1.0, n)
+    try:
+        _, V = splinalg.eigsh(Ainv, k=c, which="LA", tol=0, v0=v0)
+    except splinalg.ArpackNoConvergence:
+        return None
+    if not np.all(np.isfinite(V)):
+        return None
+    _, Y, res = eigen_residuals(A, V)
+    return Y if res.max() <= bound else None
+
+
 class JELSR(BaseSelector):
     """Joint Embedding Learning and Sparse Regression (JELSR).
 
@@ -115,7 +222,8 @@ class JELSR(BaseSelector):
         Relative change of ``objective_`` at which the iterations stop.
     eigen_solver : {"auto", "dense", "arpack", "lobpcg"}, default="auto"
         The Y-step's eigensolver: ``"auto"`` is exact dense LAPACK up to
-        n = 1500 samples and warm-started LOBPCG with checked residuals above;
+        n = 1500 samples and shift-invert ARPACK with checked residuals above
+        (see Notes);
         the others force that solver in every iteration (see
         :func:`ufsel.linalg.smallest_eigvecs`).
     random_state : int, RandomState or None, default=None
@@ -190,10 +298,28 @@ class JELSR(BaseSelector):
       ``n_neighbors=5`` (the papers grid alpha and beta).
     - The Y-step (``eigen_solver="auto"``) forms the n x n matrix and solves it
       exactly with LAPACK up to ``ufsel.linalg.DENSE_EIGH_MAX`` samples (from the
-      n x n push-through Cholesky factor when d > n); above, it is applied as a
-      linear operator, the first step by ARPACK and later ones by LOBPCG
-      warm-started from the previous Y, with checked residuals and an exact fallback
-      (:func:`ufsel.linalg.smallest_eigvecs`).
+      n x n push-through Cholesky factor when d > n). Above that size ARPACK finds
+      the c largest eigenvalues of the inverse (shift-invert at 0, to machine
+      precision); the Ritz pairs are refined on the matrix itself and their residuals
+      checked. When d <= n the inverse is applied by the Woodbury identity
+      ``A^{-1} = B^{-1} + Z S^{-1} Z^T`` with ``B = L + beta I`` factorised once
+      (SuperLU), ``Z = B^{-1} X`` computed once and only the d x d matrix
+      ``S = (X^T L Z + alpha U) / beta`` factorised per iteration. When d > n,
+      ``I - hat = K^{-1}`` with ``K = R^T R`` the push-through factor, so
+      ``A^{-1} = R^T (R L R^T + beta I)^{-1} R`` (one n x n triangular product and
+      Cholesky factorisation per iteration). If a check fails, or with an explicit
+      ``eigen_solver``, the matrix is applied as a linear operator, the first step by
+      ARPACK and later ones by LOBPCG warm-started from the previous Y, with checked
+      residuals and an exact fallback (:func:`ufsel.linalg.smallest_eigvecs`).
+
+    **Cost**: the LLE graph (a k-NN search and n local k x k solves), and per
+    iteration the ridge factorisation (d x d, or n x n when d > n). Up to the dense
+    size, a dense n x n partial eigensolve per iteration. Above it, when d <= n: one
+    sparse LU of ``L + beta I``, d sparse triangular solves for Z and an n x d x d
+    product once, then per iteration a d x d Cholesky factorisation and an ARPACK run
+    whose products cost one sparse solve and two n x d products each; when d > n: per
+    iteration an n x n triangular product and Cholesky factorisation, and products of
+    O(n^2).
 
     See the fidelity guide,
     `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__.
@@ -242,7 +368,7 @@ class JELSR(BaseSelector):
         self.random_state = random_state
         self.verbose = verbose
 
-    def _y_step(self, L, fac, n, rng, Y_prev):
+    def _y_step(self, L, fac, n, rng, Y_prev, shift_invert=None, g=None):
         """The c smallest eigenvectors of ``L + beta (I - hat)``."""
         c, beta = self.n_clusters, self.beta
         # the dense branch forms A from the Cholesky factor itself (cheaper than from products)
@@ -261,6 +387,14 @@ class JELSR(BaseSelector):
         op = splinalg.LinearOperator((n, n), matvec=lambda v: matmat(v.reshape(n, 1)).ravel(),
                                      matmat=matmat, rmatvec=lambda v: matmat(v.reshape(n, 1)).ravel(),
                                      rmatmat=matmat, dtype=np.float64)
+        if self.eigen_solver == "auto":
+            # ||A|| <= ||L||_inf + beta (I - hat has eigenvalues in [0, 1])
+            bound = WARM_RTOL * (float(abs(L).sum(axis=1).max()) + beta)
+            Ainv = (shift_invert.operator(g) if shift_invert is not None
+                    else _push_through_inverse(fac, L, beta) if not fac.primal else None)
+            Y = None if Ainv is None else _shift_invert_smallest(op, Ainv, c, bound, Y_prev, rng)
+            if Y is not None:
+                return Y
         return smallest_eigvecs(op, c, method=method, Y0=Y_prev, random_state=rng,
                                 owner=type(self).__name__)
 
@@ -282,10 +416,14 @@ class JELSR(BaseSelector):
         a, b = self.alpha, self.beta
         u = np.ones(d)
         Y = None
+        shift_invert = None
+        if (self.eigen_solver == "auto" and d <= n and self.n_clusters < n - 1
+                and resolve_eigen_method("auto", n, False) != "dense"):
+            shift_invert = _ShiftInvert(L, X, mu, b)
         track = ObjectiveTracker(name, self.max_iter, self.tol, "alpha or beta", verbose=self.verbose)
         for _ in range(self.max_iter):
             fac = RidgeFactor(X, a * u, gram=gram, mean=mu, owner=name)
-            Y = self._y_step(L, fac, n, rng, Y)
+            Y = self._y_step(L, fac, n, rng, Y, shift_invert, a * u)
             W = fac.solve(Y)
             u = l2p_reweight(W, 1.0, _EPS)
             if track.append(jelsr_objective(X, Y, W, L, a, b, mean=mu)):
