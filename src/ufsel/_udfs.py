@@ -86,7 +86,9 @@ class UDFS(BaseSelector):
         Number of features to select (int), fraction of the features (float in
         (0, 1]), or None for half of them.
     n_clusters : int, default=5
-        c, the number of columns of W (the number of clusters).
+        c, the number of columns of W (the number of clusters). At most the
+        number of features: W has orthonormal columns, so c > d is undefined
+        and refused with a ValueError.
     n_neighbors : int, default=5
         k, neighbours of each local set.
     gamma : float, default=1.0
