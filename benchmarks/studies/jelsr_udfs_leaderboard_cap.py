@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import ufsel
-import ufsel._udfs as udfs_module
+import ufsel._udfs as udfs_module  # private: needs public API (per-iteration trace)
 from ufsel.datasets import load_dataset
 
 SUMMARY = Path(__file__).resolve().parents[1] / "results" / "leaderboard" / "summary.json"

@@ -5,7 +5,7 @@ The fit is the leaderboard's: the raw data set, K from the protocol in
 ``n_features_to_select = max(counts)``. Run with one BLAS thread::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 UFSEL_DATA=/work/shared/data PYTHONPATH=src \\
-        python benchmarks/studies/leaderboard_cap_sogfs_qalpha_eufs_mcfs_rufs.py \\
+        python benchmarks/studies/leaderboard_cap.py \\
         mcfs nci9 n_classes [--profile]
 
 Prints the CPU time, the number of iterations and the final objective (where the
