@@ -16,6 +16,7 @@ from .graph import (
     determined_spectral_embedding,
 )
 from .linalg import gram_matrix, lars_at_cardinalities, transpose_dot
+from .linalg._stats import MAX_GRAM_BYTES
 
 __all__ = ["MCFS", "mcfs_scores"]
 
@@ -43,8 +44,11 @@ def mcfs_scores(X, Y, counts, *, ridge=1e-3, owner="MCFS"):
         used to order features whose score is 0.
     """
     n, d = X.shape
-    # dense and wide: the Gram matrix is used through X (push-through), never formed
-    implicit = isinstance(X, np.ndarray) and d > n
+    # dense and wide: the Gram matrix is used through X (push-through), never formed,
+    # when forming it (n d^2 flops) costs more than the K paths' extra products through
+    # X (about n d per step, up to max(counts) steps a path), or it would not fit
+    implicit = isinstance(X, np.ndarray) and d > n and (
+        d >= Y.shape[1] * max(counts) or 8 * d * d > MAX_GRAM_BYTES)
     if implicit:
         G = None
     else:
@@ -169,7 +173,9 @@ class MCFS(BaseSelector):
 
     Cost: one sparse k-NN graph, a partial eigensolver for K + 1 eigenpairs
     (O(nnz) per product), one d x d Gram matrix (O(n d^2)) and K LARS paths on it;
-    no dense n x n matrix. For dense data with d > n the Gram matrix is not formed:
+    no dense n x n matrix. For dense data with d > n the Gram matrix is not formed
+    when d >= K max(counts) (forming it would cost more than the paths save with it)
+    or when it exceeds ``ufsel.linalg.MAX_GRAM_BYTES``:
     the paths use ``X^T (X_A w) + ridge w`` for its active columns (push-through),
     O(n (d + a) + a^2) per LARS step with ``a`` active features, and the active
     block's Cholesky factor is updated by one row per step, as with the formed

@@ -27,10 +27,29 @@ def test_mcfs_scores_wide_dense_equal_sparse_gram_path():
     rng = np.random.default_rng(1)
     X = rng.standard_normal((25, 120))
     Y = rng.standard_normal((25, 3))
-    counts = [10, 60]
+    counts = [10, 30]  # d = 120 >= K max(counts) = 90: the Gram matrix is not formed
     dense, dense_entry = mcfs_scores(X, Y, counts)
     formed, formed_entry = mcfs_scores(sparse.csr_matrix(X), Y, counts)
     np.testing.assert_allclose(dense, formed, atol=1e-9)
     for a, b in zip(dense, formed):
         np.testing.assert_array_equal(ranking_from_scores(a, dense_entry),
                                       ranking_from_scores(b, formed_entry))
+
+
+def test_push_through_only_where_forming_the_gram_costs_more(monkeypatch):
+    import ufsel._mcfs as mcfs_module
+
+    seen = []
+    original = mcfs_module.lars_at_cardinalities
+
+    def spy(G, Xy, n, counts, *, X=None, ridge=0.0):
+        seen.append(X is not None)
+        return original(G, Xy, n, counts, X=X, ridge=ridge)
+
+    monkeypatch.setattr(mcfs_module, "lars_at_cardinalities", spy)
+    rng = np.random.default_rng(2)
+    X, Y = rng.standard_normal((25, 120)), rng.standard_normal((25, 3))
+    mcfs_scores(X, Y, [10, 30])  # 120 >= 3 x 30: through X
+    mcfs_scores(X, Y, [10, 60])  # 120 < 3 x 60: the Gram matrix is formed
+    mcfs_scores(X[:, :20], Y, [2, 5])  # d < n: formed
+    assert seen == [True] * 3 + [False] * 3 + [False] * 3
