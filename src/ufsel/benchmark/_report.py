@@ -302,7 +302,7 @@ def _scope(experiment, results):
     src = experiment.get("source_file")
     full_ds, full_m = [], []
     if src and Path(src).is_file():
-        from ._spec import load_experiment
+        from ._experiment import load_experiment
 
         try:
             full = load_experiment(src)

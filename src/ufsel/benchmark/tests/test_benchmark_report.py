@@ -143,3 +143,19 @@ def test_partial_run_is_titled_by_what_ran(one_dataset_report):
     # the paper table shows the data set that ran, not rows of "data set not run"
     assert "data set not run" not in page and "coil20</td>" not in page
     assert "70.2" in page
+
+
+def test_report_scope_reads_the_experiment_file(tmp_path):
+    # a run restricted with --methods / --datasets: the report names what the file
+    # holds and the run left out (read back from the experiment file)
+    from ufsel.benchmark._report import _scope
+
+    src = tmp_path / "exp.toml"
+    src.write_text('datasets = ["wine", "iris"]\n\n[experiment]\nname = "scope"\n\n'
+                   '[methods.maxvariance]\n\n[methods.mcfs]\n', encoding="utf-8")
+    full = load_experiment(src)
+    ran = {"datasets": [{"label": full.datasets[0].label}],
+           "methods": [{"label": full.methods[0].label}], "source_file": str(src)}
+    left_ds, left_m = _scope(ran, None)
+    assert left_ds == [full.datasets[1].label]
+    assert left_m == [full.methods[1].label]
