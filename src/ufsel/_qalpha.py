@@ -30,7 +30,7 @@ def _g_matrix(M, Q, C):
 
 
 def _g_operator(M, Q):
-    """``G = (M^T M) o (M^T Q Q^T M)`` as a LinearOperator, never formed (for d > n).
+    """``G = (M^T M) o (M^T Q Q^T M)`` as a LinearOperator, never formed (wide data, see :func:`_use_operator`).
 
     ``G v = sum_l p_l o (M^T M (p_l o v))`` with ``p_l`` the columns of
     ``P = M^T Q``: two products with M of k columns, O(n d k) per product
@@ -48,6 +48,20 @@ def _g_operator(M, Q):
     d = M.shape[1]
     return splinalg.LinearOperator((d, d), matvec=lambda v: matmat(v)[:, 0], matmat=matmat,
                                    rmatvec=lambda v: matmat(v)[:, 0], dtype=np.float64)
+
+
+#: Lanczos products per leading eigenpair assumed by :func:`_use_operator`
+_PRODUCTS = 20
+
+
+def _use_operator(n, d, k):
+    """Whether G is cheaper applied through M than formed (dense X).
+
+    Formed, an iteration costs about ``d^2 k`` (G) plus ``d^2`` per Lanczos
+    product; through M, ``2 n d k`` per product. With ``p`` products the
+    operator wins when ``d (k + p) > 2 n k p``: wide data with few clusters.
+    """
+    return d * (k + _PRODUCTS) > 2 * n * k * _PRODUCTS
 
 
 def qalpha_objective(M, alpha, Q):
@@ -204,7 +218,8 @@ class QAlpha(BaseSelector):
 
     Cost: ``C = M^T M`` once (O(n d^2)), then per iteration O(n d k + d^2 k) for G and
     a Lanczos solve for its leading eigenpair warm-started from the previous alpha;
-    memory O(d^2), no n x n matrix. For dense X with d > n neither C nor G is formed:
+    memory O(d^2), no n x n matrix. For dense X with ``d (k + 20) > 40 n k`` (wide data,
+    few clusters; about 20 Lanczos products an iteration) neither C nor G is formed:
     G is applied as an operator, ``G v = sum_l p_l o (M^T M (p_l o v))`` with ``p_l``
     the columns of ``M^T Q``, O(n d k) per product and O(n d) memory; the Lanczos
     solve is the same. Sparse X is applied as an operator
@@ -255,8 +270,7 @@ class QAlpha(BaseSelector):
         k = self.n_clusters
         check_n_clusters(k, n + 1, name)  # k <= n
         rng = check_random_state(self.random_state)
-        # dense and wide: G is applied through M (O(n d k) per product), never formed
-        implicit = not sparse.issparse(X) and X.shape[1] > n
+        implicit = not sparse.issparse(X) and _use_operator(n, X.shape[1], k)
         if sparse.issparse(X):
             M, C = standardised_operator(X)
         else:

@@ -63,11 +63,14 @@ def test_g_operator_equals_formed_g():
 
 
 def test_wide_data_operator_path_matches_formed_g(monkeypatch):
-    # d > n takes the operator path; forcing the formed G must give the same fit
+    # wide data with few clusters takes the operator path; forcing the formed G must
+    # give the same fit
     import ufsel._qalpha as qa
 
+    assert qa._use_operator(30, 400, 3) and not qa._use_operator(30, 120, 3)
+    assert not qa._use_operator(1400, 2200, 100)  # d > n, but many clusters: formed
     rng = np.random.RandomState(2)
-    X = rng.standard_normal((30, 120))
+    X = rng.standard_normal((30, 400))
     X[:, :6] += 3 * np.repeat(np.eye(3), 10, axis=0) @ rng.standard_normal((3, 6))
     wide = QAlpha(10, n_clusters=3, random_state=0).fit(X)
     monkeypatch.setattr(qa, "_g_operator", lambda M, Q: qa._g_matrix(M, Q, M.T @ M))
