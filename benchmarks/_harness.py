@@ -5,6 +5,8 @@
   '<json job>'`` (this file as a script, under ufsel's interpreter or the separate
   scikit-feature venv, ``SKF_PYTHON``) and returns the JSON line that :func:`worker_main`
   prints: wall time of the fit and its peak resident memory.
+- The checked-in leaderboard's data sets, with their feature counts and each protocol's
+  cluster count (:func:`leaderboard_datasets`).
 - Reading a leaderboard run's ``results.csv`` (:func:`read_leaderboard`) and FSEVAL's
   protocol (:data:`RATIOS`, :func:`ratio_counts`, :func:`ratio_mean`, :func:`fseval_scores`).
 
@@ -38,6 +40,14 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 HARNESS = Path(__file__).resolve()
+LEADERBOARD_SUMMARY = ROOT / "benchmarks" / "results" / "leaderboard" / "summary.json"
+
+
+def leaderboard_datasets():
+    """The checked-in leaderboard's data sets: name -> its ``summary.json`` entry
+    (``name`` to load, ``n_samples``, ``n_features``, ``counts``, and ``n_clusters``
+    per protocol), what one leaderboard fit of a selector uses."""
+    return json.loads(LEADERBOARD_SUMMARY.read_text(encoding="utf-8"))["datasets"]
 
 
 # --- in-process measurement ---

@@ -37,6 +37,7 @@ import argparse
 import cProfile
 import json
 import pstats
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -47,7 +48,9 @@ from scipy import linalg
 from ufsel import _dgufs as dg  # private: needs public API (per-stage timers)
 from ufsel.datasets import load_dataset
 
-SUMMARY = Path(__file__).resolve().parents[1] / "results" / "leaderboard" / "summary.json"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _harness
+from _harness import leaderboard_datasets  # noqa: E402
+
 STAGES = {"eig": "_rank_prox", "y": "_y_step", "m": "_m_step"}
 
 
@@ -157,7 +160,7 @@ def main(argv=None):
     ap.add_argument("--spectrum", action="store_true")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
-    info = json.loads(SUMMARY.read_text())["datasets"]
+    info = leaderboard_datasets()
     rows = []
     for name in args.datasets.split(","):
         X = load_dataset(name).data

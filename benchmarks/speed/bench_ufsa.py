@@ -49,7 +49,6 @@ import argparse
 import collections
 import cProfile
 import io
-import json
 import os
 import pstats
 import sys
@@ -63,6 +62,9 @@ import ufsel._ufsa as ufsa_module  # private: needs public API (per-step timing 
 from ufsel import UFSA
 from ufsel.datasets import load_dataset, make_mnist70k_like
 from ufsel.evaluation import evaluate_clustering
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # _harness
+from _harness import leaderboard_datasets  # noqa: E402
 
 #: Table 4 of the paper (mean run time of UFSA, seconds).
 PAPER_SECONDS = {"jaffe": 1.9178, "umist": 5.3407}
@@ -113,7 +115,6 @@ def print_step_times(rec, sel):
 
 
 #: The leaderboard's summary (cluster counts per data set and protocol).
-SUMMARY = os.path.join(os.path.dirname(__file__), "..", "results", "leaderboard", "summary.json")
 
 
 def print_profile(X, c, top, **params):
@@ -197,9 +198,8 @@ def main(argv=None):
     extra = {**({} if args.solver is None else {"solver": args.solver}), **lambda_update}
     clusters = {}
     if args.protocol:
-        with open(SUMMARY) as fh:
-            clusters = {k: v["n_clusters"][args.protocol]
-                        for k, v in json.load(fh)["datasets"].items()}
+        clusters = {k: v["n_clusters"][args.protocol]
+                    for k, v in leaderboard_datasets().items()}
     for name in args.datasets:
         b = load_dataset(name)
         c = args.n_clusters or clusters.get(name) or np.unique(b.target).size

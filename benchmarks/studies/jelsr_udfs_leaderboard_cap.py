@@ -13,8 +13,8 @@ eigen-step and whether the Woodbury step was accepted.
 
 import argparse
 import cProfile
-import json
 import pstats
+import sys
 import time
 from pathlib import Path
 
@@ -22,7 +22,8 @@ import ufsel
 import ufsel._udfs as udfs_module  # private: needs public API (per-iteration trace)
 from ufsel.datasets import load_dataset
 
-SUMMARY = Path(__file__).resolve().parents[1] / "results" / "leaderboard" / "summary.json"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _harness
+from _harness import leaderboard_datasets  # noqa: E402
 
 
 def _timed(name, func):
@@ -43,7 +44,7 @@ def main():
     p.add_argument("--profile", action="store_true", help="print the cProfile summary")
     p.add_argument("--trace", action="store_true", help="UDFS: time each eigen-step")
     args = p.parse_args()
-    info = json.loads(SUMMARY.read_text())["datasets"][args.dataset]
+    info = leaderboard_datasets()[args.dataset]
     X = load_dataset(args.dataset).data
     if args.trace:
         udfs_module.RowSpaceQuadratic.step = _timed("Woodbury step",

@@ -15,8 +15,8 @@ cumulative CPU time (cProfile with ``time.process_time``).
 
 import argparse
 import cProfile
-import json
 import pstats
+import sys
 import time
 from pathlib import Path
 
@@ -25,7 +25,8 @@ import numpy as np
 from ufsel import get_selector
 from ufsel.datasets import load_dataset
 
-SUMMARY = Path(__file__).resolve().parents[1] / "results" / "leaderboard" / "summary.json"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _harness
+from _harness import leaderboard_datasets  # noqa: E402
 
 
 def main():
@@ -35,7 +36,7 @@ def main():
     ap.add_argument("protocol", choices=["n_classes", "label_free"])
     ap.add_argument("--profile", action="store_true")
     args = ap.parse_args()
-    entry = json.loads(SUMMARY.read_text())["datasets"][args.dataset]
+    entry = leaderboard_datasets()[args.dataset]
     K, counts = entry["n_clusters"][args.protocol], entry["counts"]
     X = np.ascontiguousarray(load_dataset(args.dataset).data, dtype=np.float64)
     cls = get_selector(args.method)

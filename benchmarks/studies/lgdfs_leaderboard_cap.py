@@ -14,7 +14,7 @@ module-level functions LGDFS calls.
 from __future__ import annotations
 
 import argparse
-import json
+import sys
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -25,13 +25,15 @@ import ufsel._lgdfs as lg  # private: needs public API (per-stage timers)
 from ufsel import LGDFS
 from ufsel.datasets import load_dataset
 
-SUMMARY = Path(__file__).resolve().parents[1] / "results" / "leaderboard" / "summary.json"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _harness
+from _harness import leaderboard_datasets  # noqa: E402
+
 STAGES = ("weighted_knn_graph", "local_regions", "_laplacians", "lgdfs_embedding",
           "lgdfs_regression_norms", "randomized_svd")
 
 
-def run_cell(name, protocol, summary, out=None, perturb=0.0):
-    info = summary["datasets"][name]
+def run_cell(name, protocol, datasets, out=None, perturb=0.0):
+    info = datasets[name]
     ds = load_dataset(name)
     X = np.ascontiguousarray(ds.data, dtype=np.float64)
     if perturb:  # X (1 + perturb N(0, 1)): how far a rounding-sized change moves the path
@@ -76,11 +78,11 @@ def main():
     p.add_argument("--perturb", type=float, default=0.0,
                    help="multiply X by 1 + perturb * N(0, 1) (seed 1) before the fit")
     args = p.parse_args()
-    summary = json.loads(SUMMARY.read_text())
+    datasets = leaderboard_datasets()
     for cell in args.cells.split(","):
         name, protocol = cell.split(":")
         out = None if args.out_dir is None else Path(args.out_dir) / f"{name}_{protocol}.npz"
-        run_cell(name, protocol, summary, out, args.perturb)
+        run_cell(name, protocol, datasets, out, args.perturb)
 
 
 if __name__ == "__main__":

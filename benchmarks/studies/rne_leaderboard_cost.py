@@ -24,14 +24,15 @@ without computing less than the reference schedule does.
 from __future__ import annotations
 
 import argparse
-import json
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
-SUMMARY = ROOT / "benchmarks" / "results" / "leaderboard" / "summary.json"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _harness
+from _harness import leaderboard_datasets  # noqa: E402
+
 STEPS = 50 * 30  # the reference's outer x inner iterations
 CAP = 20.0
 
@@ -60,7 +61,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--datasets", help="comma-separated leaderboard data sets (default: all)")
     args = p.parse_args(argv)
-    datasets = json.loads(SUMMARY.read_text(encoding="utf-8"))["datasets"]
+    datasets = leaderboard_datasets()
     names = args.datasets.split(",") if args.datasets else list(datasets)
     print("| data set | n | d | counts | sum of m | Tflop | DGEMM GFLOP/s | bound (s) | inside 20 s |")
     print("|---|---|---|---|---|---|---|---|---|")

@@ -36,7 +36,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SUMMARY = ROOT / "benchmarks" / "results" / "leaderboard" / "summary.json"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _harness
+from _harness import leaderboard_datasets  # noqa: E402
+
 FIELDS = ("method", "dataset", "protocol", "K", "old_status", "new_status", "old_cpu_s",
           "new_cpu_s", "old_objective", "new_objective", "objective_change", "same_counts",
           "n_counts", "min_overlap")
@@ -143,7 +145,7 @@ def main(argv=None):
     if not os.environ.get("UFSEL_DATA"):
         print("UFSEL_DATA is not set: the shared data sets are needed; skipped.")
         return 0
-    datasets = json.loads(SUMMARY.read_text(encoding="utf-8"))["datasets"]
+    datasets = leaderboard_datasets()
     names = args.datasets.split(",") if args.datasets else list(datasets)
     unknown = [d for d in names if d not in datasets]
     if unknown:
