@@ -8,10 +8,10 @@ from scipy import linalg, sparse
 from sklearn.exceptions import ConvergenceWarning
 
 from ufsel import JELSR, NDFS, RUFS, SPEC, UDFS
-from ufsel._ndfs import ndfs_laplacian
-from ufsel._rufs import rufs_objective
-from ufsel._spec import spec_scores
-from ufsel._udfs import udfs_local_scatter
+from ufsel.selectors.sparse_regression._ndfs import ndfs_laplacian
+from ufsel.selectors.sparse_regression._rufs import rufs_objective
+from ufsel.selectors.filters._spec import spec_scores
+from ufsel.selectors.sparse_regression._udfs import udfs_local_scatter
 from ufsel.datasets import make_planted_clusters
 from ufsel.graph import knn_affinity, knn_graph
 from ufsel.linalg import (

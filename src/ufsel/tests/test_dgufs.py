@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from ufsel import DGUFS
-from ufsel import _dgufs as dg
+from ufsel.selectors.adaptive_graph import _dgufs as dg
 from ufsel.datasets import make_planted_clusters
 
 

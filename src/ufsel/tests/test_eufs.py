@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from ufsel import EUFS
-from ufsel._eufs import _nonneg_quadratic, _procrustes, eufs_objective
+from ufsel.selectors.sparse_regression._eufs import _nonneg_quadratic, _procrustes, eufs_objective
 from ufsel.datasets import make_planted_clusters
 from ufsel.graph import graph_laplacian, knn_affinity
 from ufsel.linalg import row_soft_threshold
@@ -62,7 +62,7 @@ def test_nonneg_quadratic_block_satisfies_kkt():
 
 def test_row_blocks_give_the_whole_matrix_iterates(monkeypatch):
     # the n x d updates are row-separable: 8-row blocks must follow the one-block run
-    import ufsel._eufs as eufs
+    import ufsel.selectors.sparse_regression._eufs as eufs
 
     X, _, _ = make_planted_clusters(random_state=4)
     whole = EUFS(5, n_clusters=4, random_state=0).fit(X)

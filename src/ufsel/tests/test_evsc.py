@@ -4,7 +4,7 @@ import numpy as np
 from scipy import linalg, sparse
 
 from ufsel import EVSC
-from ufsel._evsc import eigenvalue_sensitivity
+from ufsel.selectors.filters._evsc import eigenvalue_sensitivity
 from ufsel.datasets import make_planted_clusters
 from ufsel.graph import knn_affinity, spectral_embedding
 

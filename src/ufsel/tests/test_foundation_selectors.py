@@ -9,7 +9,7 @@ import pytest
 from scipy import sparse
 
 from ufsel import MCFS, LaplacianScore, MaxVariance
-from ufsel._laplacian_score import laplacian_score
+from ufsel.selectors.filters._laplacian_score import laplacian_score
 from ufsel.datasets import load_dataset, make_planted_clusters, make_three_gaussians
 from ufsel.graph import knn_affinity
 from ufsel.metrics import nn_loo_error

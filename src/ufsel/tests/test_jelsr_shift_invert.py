@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 from scipy import linalg, sparse
 
-from ufsel import JELSR, _jelsr
-from ufsel._jelsr import _push_through_inverse, _ShiftInvert, jelsr_embedding_laplacian
+from ufsel import JELSR
+from ufsel.selectors.sparse_regression import _jelsr
+from ufsel.selectors.sparse_regression._jelsr import _push_through_inverse, _ShiftInvert, jelsr_embedding_laplacian
 from ufsel.linalg import DENSE_EIGH_MAX, RidgeFactor
 
 

@@ -7,7 +7,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from ufsel import LGDFS
-from ufsel._lgdfs import (
+from ufsel.selectors.sparse_regression._lgdfs import (
     lgdfs_embedding,
     lgdfs_objective,
     lgdfs_regression_norms,
@@ -174,7 +174,7 @@ def test_large_n_y_step_is_lobpcg_only(monkeypatch):
     no exact eigensolver (ARPACK, LAPACK) runs in the loop, and no Y-step raises the trace."""
     import scipy.sparse.linalg
 
-    import ufsel._lgdfs as lg
+    import ufsel.selectors.sparse_regression._lgdfs as lg
     from ufsel.linalg import DENSE_EIGH_MAX
 
     def forbidden(*args, **kwargs):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ufsel._mcfs import mcfs_scores
+from ufsel.selectors.sparse_regression._mcfs import mcfs_scores
 from ufsel.base import ranking_from_scores
 from ufsel.linalg import lars_at_cardinalities
 
@@ -37,7 +37,7 @@ def test_mcfs_scores_wide_dense_equal_sparse_gram_path():
 
 
 def test_push_through_only_where_forming_the_gram_costs_more(monkeypatch):
-    import ufsel._mcfs as mcfs_module
+    import ufsel.selectors.sparse_regression._mcfs as mcfs_module
 
     seen = []
     original = mcfs_module.lars_at_cardinalities

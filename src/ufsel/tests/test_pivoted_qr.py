@@ -5,7 +5,7 @@ import pytest
 from scipy import linalg, sparse
 
 from ufsel import PivotedQR
-from ufsel import _pivoted_qr as pq
+from ufsel.selectors.filters import _pivoted_qr as pq
 
 
 def _brute_force_order(X, tol=1e-8):

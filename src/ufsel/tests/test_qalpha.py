@@ -5,7 +5,7 @@ import pytest
 from scipy import linalg
 
 from ufsel import QAlpha
-from ufsel._qalpha import _g_matrix, qalpha_objective
+from ufsel.selectors.sparse_regression._qalpha import _g_matrix, qalpha_objective
 from ufsel.datasets import make_planted_clusters
 from ufsel.linalg import center_unit_norm
 
@@ -52,7 +52,7 @@ def test_deterministic_with_random_state():
 
 
 def test_g_operator_equals_formed_g():
-    from ufsel._qalpha import _g_operator
+    from ufsel.selectors.sparse_regression._qalpha import _g_operator
 
     rng = np.random.RandomState(1)
     M = center_unit_norm(rng.standard_normal((10, 40)))
@@ -65,7 +65,7 @@ def test_g_operator_equals_formed_g():
 def test_wide_data_operator_path_matches_formed_g(monkeypatch):
     # wide data with few clusters takes the operator path; forcing the formed G must
     # give the same fit
-    import ufsel._qalpha as qa
+    import ufsel.selectors.sparse_regression._qalpha as qa
 
     assert qa._use_operator(30, 400, 3) and not qa._use_operator(30, 120, 3)
     assert not qa._use_operator(1400, 2200, 100)  # d > n, but many clusters: formed

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from ufsel import RUFS
-from ufsel._rufs import rufs_objective
+from ufsel.selectors.sparse_regression._rufs import rufs_objective
 from ufsel.datasets import make_planted_clusters
 from ufsel.graph import local_krr_laplacian
 
@@ -56,7 +56,7 @@ def test_residual_row_norms_accurate_where_rows_are_reconstructed(as_sparse):
     # residual itself (here: exactly reconstructed rows give ~0, not ~1e-13).
     from scipy import sparse
 
-    from ufsel._rufs import residual_row_norms_sq
+    from ufsel.selectors.sparse_regression._rufs import residual_row_norms_sq
 
     rng = np.random.RandomState(0)
     G = np.abs(rng.randn(30, 3))

@@ -270,7 +270,7 @@ def test_jelsr_implicit_centring_equals_dense(shape, embedding, tfidf):
 
 
 def test_qalpha_standardised_operator_matches_dense(tfidf):
-    from ufsel._qalpha import standardised_operator
+    from ufsel.selectors.sparse_regression._qalpha import standardised_operator
     from ufsel.linalg import center_unit_norm
 
     keep = np.ones(200)
@@ -289,7 +289,7 @@ def test_qalpha_standardised_operator_matches_dense(tfidf):
 
 
 def test_rufs_residual_row_norms_without_the_residual(tfidf):
-    from ufsel._rufs import residual_row_norms_sq
+    from ufsel.selectors.sparse_regression._rufs import residual_row_norms_sq
 
     rng = np.random.RandomState(0)
     X = tfidf.data[:, :300]

@@ -6,7 +6,7 @@ from scipy import sparse
 from scipy.sparse import csgraph
 
 from ufsel import SOGFS
-from ufsel._sogfs import _candidates, _s_step, sogfs_objective
+from ufsel.selectors.adaptive_graph._sogfs import _candidates, _s_step, sogfs_objective
 from ufsel.datasets import make_planted_clusters
 from ufsel.graph import graph_laplacian, knn_affinity, laplacian_smallest
 from ufsel.linalg import center_unit_norm, partial_eigh
@@ -141,7 +141,7 @@ def test_laplacian_smallest_on_a_disconnected_graph_is_exact_and_canonical():
 def test_sogfs_initial_f_averages_over_the_extra_components():
     """With q > c components, any c null vectors are a round-off choice: the first F
     stands for the average projector (c / q) U U^T, U the normalised indicators."""
-    from ufsel._sogfs import _initial_f
+    from ufsel.selectors.adaptive_graph._sogfs import _initial_f
 
     L, _, _ = _disconnected_laplacian([30, 40, 45, 25])
     _, labels = csgraph.connected_components(L, directed=False)

@@ -8,7 +8,7 @@ from scipy import sparse
 from sklearn.exceptions import ConvergenceWarning
 
 from ufsel import UFSA
-from ufsel._ufsa import _sym_laplacian, _WStep, ufsa_objective
+from ufsel.selectors.adaptive_graph._ufsa import _sym_laplacian, _WStep, ufsa_objective
 from ufsel.datasets import make_planted_clusters
 from ufsel.graph import adaptive_neighbors
 
@@ -211,7 +211,7 @@ def test_pushthrough_decomposes_after_a_long_w_step(monkeypatch):
     # solver="pushthrough" decomposes A for the first W-step and for each W-step after
     # one of more than _EIGENBASIS_AFTER_ITERATIONS trust-region iterations; the others
     # are pushed through (no decomposition).
-    import ufsel._ufsa as module
+    import ufsel.selectors.adaptive_graph._ufsa as module
 
     X, _, _ = make_planted_clusters(40, n_informative=5, n_noise=115, n_clusters=3,
                                     random_state=1)
@@ -256,7 +256,7 @@ def test_pushthrough_w_steps_without_regression_term():
 
 
 def test_pushthrough_rule():
-    from ufsel._ufsa import _use_pushthrough
+    from ufsel.selectors.adaptive_graph._ufsa import _use_pushthrough
 
     # JAFFE, UMIST and ORL shapes with c = the number of classes (see its docstring)
     assert _use_pushthrough(213, 1024, 10)
@@ -460,7 +460,7 @@ def test_cholesky_w_steps_match_the_eigenbasis():
 
 
 def test_cholesky_rule():
-    from ufsel._ufsa import _resolve_solver
+    from ufsel.selectors.adaptive_graph._ufsa import _resolve_solver
 
     assert _resolve_solver("auto", 2600, 500, 2, 1.0) == "cholesky"
     assert _resolve_solver("auto", 1166, 1024, 2, 1.0) == "cholesky"

@@ -8,15 +8,15 @@ import numpy as np
 from scipy import sparse
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._iterate import (
+from ..._iterate import (
     CLUSTER_GRAPH_CONSTRAINTS,
     ITERATIVE_CONSTRAINTS,
     ObjectiveTracker,
     safeguarded_multiplicative,
 )
-from .base import BaseSelector
-from .graph import local_krr_laplacian
-from .linalg import kmeans_indicator, pos_neg_parts, row_norms_sq, weighted_ridge
+from ...base import BaseSelector
+from ...graph import local_krr_laplacian
+from ...linalg import kmeans_indicator, pos_neg_parts, row_norms_sq, weighted_ridge
 
 __all__ = ["RUFS", "residual_row_norms_sq", "rufs_objective"]
 

@@ -10,14 +10,14 @@ from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._iterate import CLUSTER_GRAPH_CONSTRAINTS, ITERATIVE_CONSTRAINTS, ObjectiveTracker
-from .base import BaseSelector, densify
-from .graph import (
+from ..._iterate import CLUSTER_GRAPH_CONSTRAINTS, ITERATIVE_CONSTRAINTS, ObjectiveTracker
+from ...base import BaseSelector, densify
+from ...graph import (
     determined_spectral_embedding,
     local_kernel_regression_weights,
     local_learning_laplacian,
 )
-from .linalg import (
+from ...linalg import (
     l2p_norm,
     l2p_reweight,
     multiplicative_update,

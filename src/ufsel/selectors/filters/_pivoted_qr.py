@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg, sparse
 
-from .base import BaseSelector, densify
-from .linalg import column_mean_var, constant_features
+from ...base import BaseSelector, densify
+from ...linalg import column_mean_var, constant_features
 
 __all__ = ["PivotedQR", "pivoted_qr_order"]
 

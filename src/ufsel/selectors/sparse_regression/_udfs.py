@@ -8,10 +8,10 @@ import numpy as np
 from scipy import sparse
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._iterate import CLUSTER_GRAPH_CONSTRAINTS, ITERATIVE_CONSTRAINTS, ObjectiveTracker
-from .base import BaseSelector
-from .graph import knn_graph
-from .linalg import (
+from ..._iterate import CLUSTER_GRAPH_CONSTRAINTS, ITERATIVE_CONSTRAINTS, ObjectiveTracker
+from ...base import BaseSelector
+from ...graph import knn_graph
+from ...linalg import (
     DENSE_SMALLEST_MAX,
     KyFanStep,
     RowSpaceQuadratic,

@@ -7,16 +7,16 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .base import BaseSelector, ranking_from_scores
-from .graph import (
+from ...base import BaseSelector, ranking_from_scores
+from ...graph import (
     EIGEN_SOLVERS,
     NEIGHBORS_ALGORITHMS,
     SYMMETRIZE,
     WEIGHTS,
     determined_spectral_embedding,
 )
-from .linalg import gram_matrix, lars_at_cardinalities, transpose_dot
-from .linalg._stats import MAX_GRAM_BYTES
+from ...linalg import gram_matrix, lars_at_cardinalities, transpose_dot
+from ...linalg._stats import MAX_GRAM_BYTES
 
 __all__ = ["MCFS", "mcfs_scores"]
 

@@ -9,8 +9,8 @@ import numpy as np
 from scipy import sparse
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .base import BaseSelector
-from .graph import (
+from ...base import BaseSelector
+from ...graph import (
     SYMMETRIZE,
     bandwidth_before_search,
     knn_affinity_and_bandwidth,

@@ -10,9 +10,9 @@ from scipy.sparse import linalg as splinalg
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 
-from ._iterate import ObjectiveTracker
-from .base import BaseSelector, check_n_clusters, warn_not_converged
-from .linalg import (
+from ..._iterate import ObjectiveTracker
+from ...base import BaseSelector, check_n_clusters, warn_not_converged
+from ...linalg import (
     center_unit_norm,
     column_mean_var,
     constant_features,

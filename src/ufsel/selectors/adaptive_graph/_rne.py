@@ -8,10 +8,10 @@ import numpy as np
 from scipy.linalg.blas import dgemm, dsymm, dsyrk
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._iterate import ObjectiveTracker, PerCountRankingsMixin
-from .base import BaseSelector, densify, warn_not_converged
-from .graph import lle_weights
-from .linalg import soft_threshold
+from ..._iterate import ObjectiveTracker, PerCountRankingsMixin
+from ...base import BaseSelector, densify, warn_not_converged
+from ...graph import lle_weights
+from ...linalg import soft_threshold
 
 __all__ = ["RNE", "rne_objective"]
 

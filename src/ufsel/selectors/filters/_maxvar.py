@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .base import BaseSelector
-from .linalg import column_mean_var
+from ...base import BaseSelector
+from ...linalg import column_mean_var
 
 __all__ = ["MaxVariance"]
 

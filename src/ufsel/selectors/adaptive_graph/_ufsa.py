@@ -14,16 +14,16 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from threadpoolctl import threadpool_limits
 
-from ._iterate import ObjectiveTracker
-from .base import BaseSelector, warn_not_converged
-from .graph import (
+from ..._iterate import ObjectiveTracker
+from ...base import BaseSelector, warn_not_converged
+from ...graph import (
     adaptive_neighbors,
     can_weights,
     knn_graph,
     sorted_candidate_distances,
     two_hop_candidates,
 )
-from .linalg import (
+from ...linalg import (
     column_mean_var,
     gram_matrix,
     graph_quadratic,
@@ -33,7 +33,7 @@ from .linalg import (
     sparse_dense_matmul,
     stiefel_quadratic,
 )
-from .utils import threads_for
+from ...utils import threads_for
 
 __all__ = ["UFSA", "ufsa_objective"]
 

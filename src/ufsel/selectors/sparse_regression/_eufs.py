@@ -9,14 +9,14 @@ from scipy import linalg
 from sklearn.cluster import KMeans
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._iterate import ObjectiveTracker
-from .base import (
+from ..._iterate import ObjectiveTracker
+from ...base import (
     BaseSelector,
     densify,
     warn_not_converged,
 )
-from .graph import WEIGHTS, graph_laplacian
-from .linalg import l2p_norm, row_soft_threshold, scaled_indicator
+from ...graph import WEIGHTS, graph_laplacian
+from ...linalg import l2p_norm, row_soft_threshold, scaled_indicator
 
 __all__ = ["EUFS", "eufs_objective"]
 

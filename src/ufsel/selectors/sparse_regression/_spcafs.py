@@ -10,10 +10,10 @@ from scipy.sparse import linalg as splinalg
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._iterate import ObjectiveTracker
-from .base import BaseSelector, NumericalError, warn_not_converged
-from .linalg import l2p_norm, l2p_reweight, partial_eigh, scatter_matrix
-from .utils import is_dask_array
+from ..._iterate import ObjectiveTracker
+from ...base import BaseSelector, NumericalError, warn_not_converged
+from ...linalg import l2p_norm, l2p_reweight, partial_eigh, scatter_matrix
+from ...utils import is_dask_array
 
 __all__ = ["SPCAFS", "spcafs_objective", "spcafs_path"]
 

@@ -8,13 +8,13 @@ import numpy as np
 from scipy import sparse
 from sklearn.utils._param_validation import Interval
 
-from ._iterate import ObjectiveTracker
-from .base import (
+from ..._iterate import ObjectiveTracker
+from ...base import (
     BaseSelector,
     densify,
     warn_not_converged,
 )
-from .graph import (
+from ...graph import (
     adaptive_neighbors,
     graph_laplacian,
     laplacian_smallest,
@@ -22,7 +22,7 @@ from .graph import (
     null_space_dimension,
     padded_rows,
 )
-from .linalg import (
+from ...linalg import (
     RowSpaceQuadratic,
     center_unit_norm,
     check_gram_size,

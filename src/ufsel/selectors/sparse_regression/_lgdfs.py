@@ -12,9 +12,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import randomized_svd
 
-from ._iterate import CLUSTER_GRAPH_CONSTRAINTS, ITERATIVE_CONSTRAINTS, ObjectiveTracker
-from .base import BaseSelector, NumericalError, densify
-from .graph import (
+from ..._iterate import CLUSTER_GRAPH_CONSTRAINTS, ITERATIVE_CONSTRAINTS, ObjectiveTracker
+from ...base import BaseSelector, NumericalError, densify
+from ...graph import (
     global_discriminative_laplacian,
     local_centered_kernels,
     local_discriminative_laplacian,
@@ -23,7 +23,7 @@ from .graph import (
     scatter_local_blocks,
     weighted_knn_graph,
 )
-from .linalg import DENSE_EIGH_MAX, partial_eigh
+from ...linalg import DENSE_EIGH_MAX, partial_eigh
 
 __all__ = [
     "LGDFS",

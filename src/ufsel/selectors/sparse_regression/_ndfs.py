@@ -8,15 +8,15 @@ import numpy as np
 from scipy import sparse
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._iterate import (
+from ..._iterate import (
     CLUSTER_GRAPH_CONSTRAINTS,
     ITERATIVE_CONSTRAINTS,
     ObjectiveTracker,
     safeguarded_multiplicative,
 )
-from .base import BaseSelector, NumericalError
-from .graph import WEIGHTS, determined_spectral_embedding, graph_laplacian
-from .linalg import (
+from ...base import BaseSelector, NumericalError
+from ...graph import WEIGHTS, determined_spectral_embedding, graph_laplacian
+from ...linalg import (
     gram_matrix,
     kmeans_indicator,
     l2p_norm,

@@ -7,9 +7,9 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .base import BaseSelector
-from .graph import NEIGHBORS_ALGORITHMS, SYMMETRIZE, WEIGHTS
-from .linalg import graph_quadratic, weighted_moments
+from ...base import BaseSelector
+from ...graph import NEIGHBORS_ALGORITHMS, SYMMETRIZE, WEIGHTS
+from ...linalg import graph_quadratic, weighted_moments
 
 __all__ = ["LaplacianScore", "laplacian_score"]
 

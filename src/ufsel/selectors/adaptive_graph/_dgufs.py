@@ -11,9 +11,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval
 from threadpoolctl import ThreadpoolController
 
-from ._iterate import ObjectiveTracker, PerCountRankingsMixin
-from .base import BaseSelector, densify
-from .linalg import partial_eigh
+from ..._iterate import ObjectiveTracker, PerCountRankingsMixin
+from ...base import BaseSelector, densify
+from ...linalg import partial_eigh
 
 __all__ = ["DGUFS", "dgufs_objective"]
 

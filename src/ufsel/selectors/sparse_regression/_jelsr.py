@@ -9,10 +9,10 @@ from scipy import linalg, sparse
 from scipy.sparse import linalg as splinalg
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._iterate import CLUSTER_GRAPH_CONSTRAINTS, ITERATIVE_CONSTRAINTS, ObjectiveTracker
-from .base import BaseSelector
-from .graph import graph_laplacian, knn_affinity, lle_weights, reconstruction_laplacian
-from .linalg import (
+from ..._iterate import CLUSTER_GRAPH_CONSTRAINTS, ITERATIVE_CONSTRAINTS, ObjectiveTracker
+from ...base import BaseSelector
+from ...graph import graph_laplacian, knn_affinity, lle_weights, reconstruction_laplacian
+from ...linalg import (
     RidgeFactor,
     column_mean_var,
     gram_matrix,
@@ -23,7 +23,7 @@ from .linalg import (
     eigen_residuals,
     smallest_eigvecs,
 )
-from .linalg._warm_eigh import WARM_RTOL
+from ...linalg._warm_eigh import WARM_RTOL
 
 __all__ = ["JELSR", "jelsr_embedding_laplacian", "jelsr_objective"]
 

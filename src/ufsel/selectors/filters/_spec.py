@@ -10,9 +10,9 @@ from scipy.sparse import linalg as splinalg
 from sklearn.metrics import euclidean_distances, pairwise_distances
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .base import BaseSelector
-from .graph import heat_kernel_bandwidth
-from .linalg import DENSE_EIGH_MAX, partial_eigh
+from ...base import BaseSelector
+from ...graph import heat_kernel_bandwidth
+from ...linalg import DENSE_EIGH_MAX, partial_eigh
 
 __all__ = ["SPEC", "spec_scores"]
 
