@@ -19,7 +19,7 @@ import pytest
 
 import ufsel
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 EXAMPLES = sorted((DOCS / "examples").glob("*.py"))
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-DOCS = Path(__file__).resolve().parents[3] / "docs"
+DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 pytestmark = pytest.mark.skipif(not (DOCS / "conf.py").is_file(),
                                 reason="docs/ is not in this checkout")

@@ -15,7 +15,7 @@ import pytest
 
 from ufsel.cli import main
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
 GETTING_STARTED = REPO / "docs" / "getting_started.md"
 

@@ -17,10 +17,10 @@ from scipy import linalg, sparse
 from sklearn.exceptions import ConvergenceWarning
 
 from ufsel import EVSC, JELSR, MCFS, NDFS, RSFS, SOGFS, UDFS
-from ufsel.selectors.filters._spec import spec_scores
 from ufsel.datasets import make_planted_clusters
 from ufsel.graph import canonical_embedding
 from ufsel.linalg import _warm_eigh, eigen_residuals, smallest_eigvecs, warm_smallest_eigvecs
+from ufsel.selectors.filters._spec import spec_scores
 
 from ._common import NAMES, PERMUTATION_UP_TO_TIES, fit_checked, make
 
@@ -254,10 +254,10 @@ def test_sogfs_first_wide_step_on_the_row_space_equals_the_full_decomposition(wi
     column per extra component of the graph (the null space of X^T L X on the row space)."""
     from scipy import sparse
 
-    from ufsel.selectors.adaptive_graph._sogfs import _w_step
     from ufsel.graph import graph_laplacian
     from ufsel.linalg import center_unit_norm
     from ufsel.linalg._ky_fan import RowSpaceQuadratic
+    from ufsel.selectors.adaptive_graph._sogfs import _w_step
 
     X = center_unit_norm(wide)
     n = X.shape[0]
@@ -335,8 +335,8 @@ def test_jelsr_keeps_its_ranking_with_the_exact_default(planted, solver):
 
 def test_jelsr_dense_matrix_matches_operator(planted):
     """The n x n Y-step matrix formed from the Cholesky factor (primal and push-through)."""
-    from ufsel.selectors.sparse_regression._jelsr import _dense_hat_complement
     from ufsel.linalg import RidgeFactor
+    from ufsel.selectors.sparse_regression._jelsr import _dense_hat_complement
     rng = np.random.RandomState(0)
     for n, d in ((30, 8), (8, 30)):
         X = rng.randn(n, d)

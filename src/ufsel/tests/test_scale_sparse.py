@@ -270,8 +270,8 @@ def test_jelsr_implicit_centring_equals_dense(shape, embedding, tfidf):
 
 
 def test_qalpha_standardised_operator_matches_dense(tfidf):
-    from ufsel.selectors.sparse_regression._qalpha import standardised_operator
     from ufsel.linalg import center_unit_norm
+    from ufsel.selectors.sparse_regression._qalpha import standardised_operator
 
     keep = np.ones(200)
     keep[7] = 0.0  # an all-zero column (scale 0)

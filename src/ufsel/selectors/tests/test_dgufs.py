@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from ufsel import DGUFS
-from ufsel.selectors.adaptive_graph import _dgufs as dg
 from ufsel.datasets import make_planted_clusters
+from ufsel.selectors.adaptive_graph import _dgufs as dg
 
 
 @pytest.mark.parametrize("seed", [0, 1])

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from ufsel import EUFS
-from ufsel.selectors.sparse_regression._eufs import _nonneg_quadratic, _procrustes, eufs_objective
 from ufsel.datasets import make_planted_clusters
 from ufsel.graph import graph_laplacian, knn_affinity
 from ufsel.linalg import row_soft_threshold
+from ufsel.selectors.sparse_regression._eufs import _nonneg_quadratic, _procrustes, eufs_objective
 
 
 @pytest.mark.parametrize("seed", [0, 1])

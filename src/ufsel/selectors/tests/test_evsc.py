@@ -4,9 +4,9 @@ import numpy as np
 from scipy import linalg, sparse
 
 from ufsel import EVSC
-from ufsel.selectors.filters._evsc import eigenvalue_sensitivity
 from ufsel.datasets import make_planted_clusters
 from ufsel.graph import knn_affinity, spectral_embedding
+from ufsel.selectors.filters._evsc import eigenvalue_sensitivity
 
 
 def _eigs(X, Wpat, t, w):

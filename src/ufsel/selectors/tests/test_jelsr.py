@@ -1,13 +1,21 @@
-"""JELSR's shift-invert Y-step (n above the dense size, d <= n) against the exact formulas."""
+"""JELSR: the shift-invert Y-step (n above the dense size, d <= n) against the exact formulas,
+sparse and wide input."""
 
 import numpy as np
 import pytest
 from scipy import linalg, sparse
 
 from ufsel import JELSR
-from ufsel.selectors.sparse_regression import _jelsr
-from ufsel.selectors.sparse_regression._jelsr import _push_through_inverse, _ShiftInvert, jelsr_embedding_laplacian
+from ufsel.datasets import make_planted_clusters
 from ufsel.linalg import DENSE_EIGH_MAX, RidgeFactor
+from ufsel.selectors.sparse_regression import _jelsr
+from ufsel.selectors.sparse_regression._jelsr import (
+    _push_through_inverse,
+    _ShiftInvert,
+    jelsr_embedding_laplacian,
+)
+
+from ._helpers import fit_quiet as _fit_quiet
 
 
 def _data(n, d, seed=0):
@@ -113,3 +121,13 @@ def test_push_through_fit_equals_dense_fit(monkeypatch):
     dense = JELSR(eigen_solver="dense", **kw).fit(X)
     assert np.allclose(auto.objective_, dense.objective_, rtol=1e-9)
     assert np.array_equal(auto.ranking_[:50], dense.ranking_[:50])
+
+
+def test_jelsr_sparse_and_wide_input(planted):
+    X = planted[0][0]
+    a = _fit_quiet(JELSR(n_clusters=4, max_iter=5, random_state=0), X)
+    b = _fit_quiet(JELSR(n_clusters=4, max_iter=5, random_state=0), sparse.csr_matrix(X))
+    np.testing.assert_allclose(a.scores_, b.scores_, rtol=1e-6, atol=1e-12)
+    Xw, _, _ = make_planted_clusters(30, 4, 66, 3, random_state=0)
+    est = _fit_quiet(JELSR(n_clusters=3, max_iter=10, tol=0, random_state=0), Xw)
+    assert np.all(np.diff(est.objective_) <= 1e-9 * np.abs(est.objective_[:-1]))

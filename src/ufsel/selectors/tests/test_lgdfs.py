@@ -7,18 +7,18 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from ufsel import LGDFS
-from ufsel.selectors.sparse_regression._lgdfs import (
-    lgdfs_embedding,
-    lgdfs_objective,
-    lgdfs_regression_norms,
-    lgdfs_z_step,
-)
 from ufsel.datasets import make_planted_clusters
 from ufsel.graph import (
     global_discriminative_laplacian,
     local_discriminative_laplacian,
     local_regions,
     weighted_knn_graph,
+)
+from ufsel.selectors.sparse_regression._lgdfs import (
+    lgdfs_embedding,
+    lgdfs_objective,
+    lgdfs_regression_norms,
+    lgdfs_z_step,
 )
 
 

@@ -5,9 +5,9 @@ import pytest
 from scipy import linalg
 
 from ufsel import QAlpha
-from ufsel.selectors.sparse_regression._qalpha import _g_matrix, qalpha_objective
 from ufsel.datasets import make_planted_clusters
 from ufsel.linalg import center_unit_norm
+from ufsel.selectors.sparse_regression._qalpha import _g_matrix, qalpha_objective
 
 
 @pytest.mark.parametrize("seed", [0, 1])

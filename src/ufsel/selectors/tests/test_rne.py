@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from ufsel import RNE
-from ufsel.selectors.adaptive_graph._rne import _MultiplicativeStep, rne_objective
 from ufsel.datasets import make_planted_clusters
 from ufsel.graph import knn_graph, lle_weights
 from ufsel.linalg import multiplicative_update, pos_neg_parts, soft_threshold
+from ufsel.selectors.adaptive_graph._rne import _MultiplicativeStep, rne_objective
 
 
 def _fit(est, X):

@@ -8,10 +8,15 @@ from scipy.optimize import minimize_scalar
 from sklearn.exceptions import ConvergenceWarning
 
 from ufsel import RSFS
-from ufsel.selectors.sparse_regression._rsfs import rsfs_f_step, rsfs_objective, rsfs_w_step, rsfs_z_step
 from ufsel.datasets import make_planted_clusters
 from ufsel.graph import local_kernel_regression_weights, local_learning_laplacian
 from ufsel.linalg import pos_neg_parts
+from ufsel.selectors.sparse_regression._rsfs import (
+    rsfs_f_step,
+    rsfs_objective,
+    rsfs_w_step,
+    rsfs_z_step,
+)
 
 
 @pytest.fixture

@@ -4,11 +4,13 @@ import warnings
 
 import numpy as np
 import pytest
+from scipy import sparse
 
 from ufsel import RUFS
-from ufsel.selectors.sparse_regression._rufs import rufs_objective
 from ufsel.datasets import make_planted_clusters
 from ufsel.graph import local_krr_laplacian
+from ufsel.linalg import scaled_indicator
+from ufsel.selectors.sparse_regression._rufs import rufs_objective
 
 
 def _fit(est, X):
@@ -78,3 +80,18 @@ def test_kmeans_start_elkan_equals_lloyd():
         elkan = kmeans_indicator(X, 6, random_state=seed, init="random", algorithm="elkan")
         lloyd = kmeans_indicator(X, 6, random_state=seed, init="random")
         np.testing.assert_array_equal(elkan, lloyd)
+
+
+def test_rufs_objective_terms():
+    rng = np.random.RandomState(0)
+    X = np.abs(rng.randn(20, 6))
+    G = scaled_indicator(rng.randint(0, 3, 20), 3, offset=0.0)
+    F = np.abs(rng.randn(3, 6))
+    W = rng.randn(6, 3)
+    L = sparse.identity(20, format="csr")
+    base = rufs_objective(X, G, F, W, L, 0.0, 1.0, 1.0, 0.0, eps=0.0)
+    expect = (np.linalg.norm(X - G @ F, axis=1).sum() + np.linalg.norm(X @ W - G, axis=1).sum()
+              + np.linalg.norm(W, axis=1).sum())
+    np.testing.assert_allclose(base, expect)
+    hidden = rufs_objective(X, G, F, W, L, 0.0, 1.0, 1.0, 0.0, f_reg=2.0, g_l1=3.0, eps=0.0)
+    np.testing.assert_allclose(hidden - base, 2.0 * np.linalg.norm(F, axis=0).sum() + 3.0 * G.sum())

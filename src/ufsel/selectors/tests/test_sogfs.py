@@ -6,10 +6,10 @@ from scipy import sparse
 from scipy.sparse import csgraph
 
 from ufsel import SOGFS
-from ufsel.selectors.adaptive_graph._sogfs import _candidates, _s_step, sogfs_objective
 from ufsel.datasets import make_planted_clusters
 from ufsel.graph import graph_laplacian, knn_affinity, laplacian_smallest
 from ufsel.linalg import center_unit_norm, partial_eigh
+from ufsel.selectors.adaptive_graph._sogfs import _candidates, _s_step, sogfs_objective
 
 
 @pytest.mark.parametrize("seed", [0, 2])

@@ -9,9 +9,9 @@ from sklearn.decomposition import PCA
 from sklearn.exceptions import ConvergenceWarning
 
 from ufsel import SPCAFS
-from ufsel.selectors.sparse_regression._spcafs import spcafs_objective, spcafs_path
 from ufsel.datasets import make_planted_clusters
 from ufsel.linalg import scatter_matrix
+from ufsel.selectors.sparse_regression._spcafs import spcafs_objective, spcafs_path
 
 
 @pytest.fixture

@@ -8,9 +8,9 @@ from scipy import sparse
 from sklearn.exceptions import ConvergenceWarning
 
 from ufsel import UFSA
-from ufsel.selectors.adaptive_graph._ufsa import _sym_laplacian, _WStep, ufsa_objective
 from ufsel.datasets import make_planted_clusters
 from ufsel.graph import adaptive_neighbors
+from ufsel.selectors.adaptive_graph._ufsa import _sym_laplacian, _WStep, ufsa_objective
 
 
 @pytest.fixture(scope="module")
