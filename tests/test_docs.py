@@ -32,7 +32,8 @@ NOT_API = {
                   "documented from ufsel",
     "ufsel.cli": "the command line, documented by its commands",
     "ufsel.demo": "the `make demo` script",
-    "ufsel.utils": "internal helpers for optional imports",
+    "ufsel.utils": "internal helpers (optional imports, input validation); the configuration "
+                   "is documented from ufsel",
 }
 
 

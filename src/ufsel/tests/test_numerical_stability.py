@@ -303,16 +303,15 @@ def test_sogfs_woodbury_steps_equal_the_dense_steps(wide, monkeypatch):
     np.testing.assert_allclose(fast.scores_, dense.scores_, atol=1e-9 * dense.scores_.max())
 
 
-def test_sogfs_wide_data_beyond_the_gram_limit(wide, monkeypatch):
+def test_sogfs_wide_data_beyond_the_gram_limit(wide, monkeypatch, ufsel_config):
     """With d > n every SOGFS step runs on X's row space or through the Woodbury
     identity, so a d x d matrix above the size limit is never formed; a dense step
     (forced here) refuses it with the size error instead of exhausting memory."""
-    from ufsel.linalg import _stats
     from ufsel.linalg._ky_fan import RowSpaceQuadratic
 
     kw = dict(n_clusters=4, max_iter=5, adapt_lambda=False, tol=0, random_state=0)
     free = SOGFS(10, **kw).fit(wide)
-    monkeypatch.setattr(_stats, "MAX_GRAM_BYTES", 100 * 100 * 8)
+    ufsel_config(max_gram_bytes=100 * 100 * 8)
     capped = SOGFS(10, **kw).fit(wide)
     np.testing.assert_array_equal(capped.scores_, free.scores_)
     monkeypatch.setattr(RowSpaceQuadratic, "step", lambda self, *a, **k: None)

@@ -63,7 +63,7 @@ class EUFS(BaseSelector):
     of V.
 
     Sparse input is densified (the ADMM variables are dense n x d matrices) and
-    refused above ``ufsel.base.MAX_DENSE_BYTES``.
+    refused above ``max_dense_bytes`` (:func:`ufsel.set_config`).
 
     Parameters
     ----------

@@ -16,7 +16,7 @@ from ...graph import (
     determined_spectral_embedding,
 )
 from ...linalg import gram_matrix, lars_at_cardinalities, transpose_dot
-from ...linalg._stats import MAX_GRAM_BYTES
+from ...utils import get_config
 
 __all__ = ["MCFS", "mcfs_scores"]
 
@@ -48,7 +48,7 @@ def mcfs_scores(X, Y, counts, *, ridge=1e-3, owner="MCFS"):
     # when forming it (n d^2 flops) costs more than the K paths' extra products through
     # X (about n d per step, up to max(counts) steps a path), or it would not fit
     implicit = isinstance(X, np.ndarray) and d > n and (
-        d >= Y.shape[1] * max(counts) or 8 * d * d > MAX_GRAM_BYTES)
+        d >= Y.shape[1] * max(counts) or 8 * d * d > get_config()["max_gram_bytes"])
     if implicit:
         G = None
     else:
@@ -78,7 +78,7 @@ class MCFS(BaseSelector):
     Sparse and dask input are supported; for sparse, dask or dense input with
     n_samples >= n_features the LARS step needs the dense d x d Gram matrix
     ``X^T X`` and raises a ValueError when it exceeds
-    ``ufsel.linalg.MAX_GRAM_BYTES`` (reduce the features first, e.g. with
+    ``max_gram_bytes`` (:func:`ufsel.set_config`; reduce the features first, e.g. with
     :class:`MaxVariance`).
 
     Parameters
@@ -175,7 +175,7 @@ class MCFS(BaseSelector):
     (O(nnz) per product), one d x d Gram matrix (O(n d^2)) and K LARS paths on it;
     no dense n x n matrix. For dense data with d > n the Gram matrix is not formed
     when d >= K max(counts) (forming it would cost more than the paths save with it)
-    or when it exceeds ``ufsel.linalg.MAX_GRAM_BYTES``:
+    or when it exceeds ``max_gram_bytes`` (:func:`ufsel.set_config`):
     the paths use ``X^T (X_A w) + ridge w`` for its active columns (push-through),
     O(n (d + a) + a^2) per LARS step with ``a`` active features, and the active
     block's Cholesky factor is updated by one row per step, as with the formed
