@@ -28,6 +28,7 @@ from .exceptions import NumericalError
 from .graph import knn_affinity
 from .linalg import constant_features
 from .utils import get_config, is_dask_array, thread_limit
+from .utils._docstrings import fill_doc
 from .utils._validation import (
     check_finite,
     check_magnitude,
@@ -127,6 +128,7 @@ class RankingSelectorMixin(SelectorMixin):
         return tags
 
 
+@fill_doc
 class BaseSelector(RankingSelectorMixin, BaseEstimator):
     """Base class of every ufsel selector.
 
@@ -137,26 +139,13 @@ class BaseSelector(RankingSelectorMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_features_to_select : int, float or None, default=None
-        Number of features to select (int), fraction of the features (float in
-        (0, 1]), or None for half of them.
+    {n_features_to_select}
 
     Attributes
     ----------
     scores_ : ndarray of shape (n_features,)
         Feature scores, higher is better.
-    ranking_ : ndarray of shape (n_features,)
-        ``ranking_[j]`` is the rank of feature j, 1 = best; constant features
-        come last (see Notes).
-    constant_features_ : ndarray of bool, shape (n_features,)
-        The features found constant in the data ``fit`` saw.
-    n_features_to_select_ : int
-        The resolved number of selected features.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of the features seen during ``fit``, only for input with string
-        column names (a DataFrame).
+    {selector_attributes}
 
     See Also
     --------
@@ -184,6 +173,10 @@ class BaseSelector(RankingSelectorMixin, BaseEstimator):
       sparse X; the others call :func:`densify`, which refuses a copy above
       ``max_dense_bytes`` (:func:`ufsel.set_config`); ``fit`` then names the
       sparse-native selectors. ``test_scale_sparse.py`` checks every selector.
+
+    **Shared docstring text.** A docstring line ``{name}`` stands for the entries
+    ``ufsel.utils._docstrings.SHARED_DOCSTRINGS[name]``, filled in for every
+    subclass (:func:`~ufsel.utils._docstrings.fill_doc`).
 
     **Constant features.** A feature whose values are all equal (or whose
     standard deviation is at most 1e-12 times the largest one;
@@ -225,6 +218,10 @@ class BaseSelector(RankingSelectorMixin, BaseEstimator):
 
     def __init__(self, n_features_to_select=None):
         self.n_features_to_select = n_features_to_select
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        fill_doc(cls)
 
     def _uses_n_clusters(self):
         """Whether the scores depend on ``n_clusters`` at the current settings (SPEC:

@@ -221,8 +221,7 @@ class DGUFS(PerCountRankingsMixin, BaseSelector):
         iterations; None runs until ``tol`` (or ``max_iter``).
     random_state : int, RandomState or None, default=None
         Seeds ARPACK's start vector (n > 2500).
-    verbose : int, default=0
-        Print one line per iteration (objective, relative change, elapsed time).
+    {verbose}
 
     Attributes
     ----------
@@ -245,9 +244,8 @@ class DGUFS(PerCountRankingsMixin, BaseSelector):
         Objective value after each iteration (see Notes).
     residual_ : list of float
         ``||L - M||_inf`` per iteration.
-    n_iter_ : int
-        Number of iterations run.
-    ranking_, n_features_to_select_, n_features_in_
+    {n_iter_}
+    {selector_attributes}
 
     See Also
     --------

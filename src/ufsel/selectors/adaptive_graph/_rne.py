@@ -12,6 +12,7 @@ from ..._iterate import ObjectiveTracker, PerCountRankingsMixin
 from ...base import BaseSelector, densify, warn_not_converged
 from ...graph import lle_weights
 from ...linalg import soft_threshold
+from ...utils._deprecation import renamed_attribute
 
 __all__ = ["RNE", "rne_objective"]
 
@@ -62,20 +63,18 @@ class RNE(PerCountRankingsMixin, BaseSelector):
         does, with no convergence warning. A number stops early (see Notes).
     random_state : int, RandomState or None, default=None
         Seeds the initial H.
-    verbose : int, default=0
-        With a value above 0, print one line per iteration (objective, relative
-        change, elapsed time).
+    {verbose}
 
     Attributes
     ----------
     scores_ : ndarray of shape (n_features,)
         ``||h^i||_2^2``.
-    H_ : ndarray of shape (n_features, m)
+    W_ : ndarray of shape (n_features, m)
+        The projection (H in the paper), non-negative.
     objective_ : list of float
         Objective value after each iteration (see Notes).
-    n_iter_ : int
-        Number of iterations run.
-    ranking_, n_features_to_select_, n_features_in_
+    {n_iter_}
+    {selector_attributes}
 
     See Also
     --------
@@ -167,6 +166,8 @@ class RNE(PerCountRankingsMixin, BaseSelector):
     (200, 5)
     """
 
+    H_ = renamed_attribute("W_")
+
     _parameter_constraints = {
         **BaseSelector._parameter_constraints,
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
@@ -243,7 +244,7 @@ class RNE(PerCountRankingsMixin, BaseSelector):
     def _keep(self, H, track):
         self.objective_ = track.values
         self.n_iter_ = track.n_iter
-        self.H_ = np.ascontiguousarray(H)
+        self.W_ = np.ascontiguousarray(H)
 
     def _admm(self, A, Hs):
         """ADMM on the blocks ``Hs`` side by side; the final blocks and their trackers.

@@ -145,9 +145,7 @@ class SOGFS(BaseSelector):
 
     Parameters
     ----------
-    n_features_to_select : int, float or None, default=None
-        Number of features to select (int), fraction of the features (float in
-        (0, 1]), or None for half of them.
+    {n_features_to_select}
     n_clusters : int, default=5
         c, the number of connected components of the learnt graph.
     n_components : int or None, default=None
@@ -167,9 +165,7 @@ class SOGFS(BaseSelector):
         ``adapt_lambda=False``).
     random_state : int, RandomState or None, default=None
         Seeds the sparse eigensolver's start vector (large n).
-    verbose : int, default=0
-        With a value above 0, print one line per iteration (objective, relative
-        change, elapsed time).
+    {verbose}
 
     Attributes
     ----------
@@ -184,9 +180,8 @@ class SOGFS(BaseSelector):
     lambda_ : float, final lambda
     objective_ : list of float
         Objective value after each iteration (see Notes).
-    n_iter_ : int
-        Number of iterations run.
-    ranking_, n_features_to_select_, n_features_in_
+    {n_iter_}
+    {selector_attributes}
 
     See Also
     --------

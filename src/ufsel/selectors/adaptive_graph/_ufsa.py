@@ -34,6 +34,7 @@ from ...linalg import (
     stiefel_quadratic,
 )
 from ...utils import threads_for
+from ...utils._deprecation import renamed_attribute
 
 __all__ = ["UFSA", "ufsa_objective"]
 
@@ -325,9 +326,7 @@ class UFSA(BaseSelector):
 
     Parameters
     ----------
-    n_features_to_select : int, float or None, default=None
-        Number of features to select (int), fraction of the features (float in
-        (0, 1]), or None for half of them.
+    {n_features_to_select}
     n_clusters : int, default=5
         c, the number of columns of W and F (the number of labels; the
         paper uses the number of classes). At most the number of
@@ -377,17 +376,13 @@ class UFSA(BaseSelector):
         is ``"exact"`` up to 20,000 samples and ``"two_hop"`` above.
     random_state : int, RandomState or None, default=None
         Seeds the random initial F (W starts from it, see step 1).
-    verbose : int, default=0
-        With a value above 0, print one line per iteration (objective, relative
-        change, elapsed time).
+    {verbose}
 
     Attributes
     ----------
     scores_ : ndarray of shape (n_features,)
         ``||w^k||_2``.
-    ranking_ : ndarray of shape (n_features,)
-        Rank of each feature, 1 for the best.
-    components_ : ndarray of shape (n_features, n_clusters)
+    W_ : ndarray of shape (n_features, n_clusters)
         W, with orthonormal columns (in the scaled feature space; zero rows
         for constant features).
     intercept_ : ndarray of shape (n_clusters,)
@@ -400,13 +395,10 @@ class UFSA(BaseSelector):
         The per-point lambda_i.
     feature_scale_ : ndarray of shape (n_features,)
         The divisor applied to each feature (1 without standardisation).
-    constant_features_ : ndarray of bool, shape (n_features,)
-        Features left out as constant (score 0).
     objective_ : ndarray of shape (`n_iter_`,)
         Objective (7) after each iteration, with that iteration's ``lambda_i``
         (non-increasing with ``lambda_update="fixed"``).
-    n_iter_ : int
-        Number of iterations run.
+    {n_iter_}
     w_step_converged_ : ndarray of bool, shape (`n_iter_`,)
         Whether each W-step met ``w_tol`` within ``w_max_iter``.
     w_step_iter_ : ndarray of int, shape (`n_iter_`,)
@@ -416,13 +408,7 @@ class UFSA(BaseSelector):
         solver used.
     s_step_ : str
         ``"exact"`` or ``"two_hop"``, the S-step used.
-    n_features_to_select_ : int
-        The number of features selected.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of the features seen during ``fit``, when X has feature names
-        that are all strings.
+    {selector_attributes}
 
     See Also
     --------
@@ -543,6 +529,7 @@ class UFSA(BaseSelector):
     """
 
     _sparse_native = True  # never densifies sparse X
+    components_ = renamed_attribute("W_")
 
     _parameter_constraints = {
         **BaseSelector._parameter_constraints,

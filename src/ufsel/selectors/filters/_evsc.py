@@ -84,9 +84,7 @@ class EVSC(BaseSelector):
 
     Parameters
     ----------
-    n_features_to_select : int, float or None, default=None
-        Number of features to select (int), fraction of the features (float in
-        (0, 1]), or None for half of them.
+    {n_features_to_select}
     n_clusters : int, default=5
         c, the number of clusters (the c - 1 smallest non-trivial eigenvalues
         are used; one for c = 1).
@@ -111,7 +109,7 @@ class EVSC(BaseSelector):
     sensitivities_ : ndarray of shape (max(n_clusters - 1, 1), n_features)
         ``d lambda_k / d w_l`` for the non-trivial eigenvalues used.
     eigenvalues_ : ndarray of shape (max(n_clusters - 1, 1),)
-    ranking_, n_features_to_select_, n_features_in_
+    {selector_attributes}
 
     See Also
     --------

@@ -58,9 +58,7 @@ class LaplacianScore(BaseSelector):
 
     Parameters
     ----------
-    n_features_to_select : int, float or None, default=None
-        Number of features to select (int), fraction of the features (float in
-        (0, 1]), or None for half of them.
+    {n_features_to_select}
     n_neighbors : int, default=5
         Number of nearest neighbours of each sample in the k-NN graph (the sample
         itself excluded).
@@ -85,7 +83,7 @@ class LaplacianScore(BaseSelector):
         Score of each feature, higher is better.
     laplacian_scores_ : ndarray of shape (n_features,)
         The paper's ``L_r`` (smaller is better).
-    ranking_, n_features_to_select_, n_features_in_, feature_names_in_
+    {selector_attributes}
 
     See Also
     --------

@@ -18,19 +18,13 @@ class MaxVariance(BaseSelector):
 
     Parameters
     ----------
-    n_features_to_select : int, float or None, default=None
-        Number of features to keep (int), fraction of the features (float in
-        (0, 1]), or None for half of them.
+    {n_features_to_select}
 
     Attributes
     ----------
     scores_ : ndarray of shape (n_features,)
         Feature variances.
-    ranking_ : ndarray of shape (n_features,)
-        Rank of each feature, 1 = largest variance.
-    n_features_to_select_ : int
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+    {selector_attributes}
 
     See Also
     --------

@@ -164,23 +164,17 @@ class PivotedQR(BaseSelector):
 
     Parameters
     ----------
-    n_features_to_select : int, float or None, default=None
-        Number of features to keep (int), fraction of the features (float in
-        (0, 1]), or None for half of them.
+    {n_features_to_select}
 
     Attributes
     ----------
     scores_ : ndarray of shape (n_features,)
         Score of each feature, higher is better.
-    ranking_ : ndarray of shape (n_features,)
-        1 = the first pivot.
     residuals_ : ndarray of shape (n_features,)
         ``rho_j`` above (0 for constant features).
     rounds_ : ndarray of shape (n_features,)
         The pivoting round of each feature (-1 for constant features).
-    n_features_to_select_ : int
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+    {selector_attributes}
 
     See Also
     --------

@@ -209,9 +209,7 @@ class SPEC(BaseSelector):
 
     Parameters
     ----------
-    n_features_to_select : int, float or None, default=None
-        Number of features to select (int), fraction of the features (float in
-        (0, 1]), or None for half of them.
+    {n_features_to_select}
     scoring : {"phi1", "phi2", "phi3"}, default="phi2"
         The paper's scoring function (Eqs. 6, 8 and 9, see Notes).
     power : float, default=1.0
@@ -232,15 +230,7 @@ class SPEC(BaseSelector):
         Higher is better (``-phi1``, ``-phi2`` or ``phi3``).
     spec_values_ : ndarray of shape (n_features,)
         The raw phi values.
-    ranking_ : ndarray of shape (n_features,)
-        Rank of each feature, 1 for the best.
-    n_features_to_select_ : int
-        The number of features selected.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of the features seen during ``fit``, when X has feature names
-        that are all strings.
+    {selector_attributes}
 
     See Also
     --------

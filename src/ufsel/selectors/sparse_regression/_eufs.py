@@ -67,9 +67,7 @@ class EUFS(BaseSelector):
 
     Parameters
     ----------
-    n_features_to_select : int, float or None, default=None
-        Number of features to select (int), fraction of the features (float in
-        (0, 1]), or None for half of them.
+    {n_features_to_select}
     n_clusters : int, default=5
         c, the number of columns of U (clusters).
     alpha : float, default=1.0
@@ -93,9 +91,7 @@ class EUFS(BaseSelector):
         Projected-gradient steps of the Z-block.
     random_state : int, RandomState or None, default=None
         Seeds k-means (the initial U) and the graph bandwidth sample.
-    verbose : int, default=0
-        With a value above 0, print one line per iteration (objective, relative
-        change, elapsed time).
+    {verbose}
 
     Attributes
     ----------
@@ -107,9 +103,8 @@ class EUFS(BaseSelector):
         Objective value after each iteration (see Notes).
     residuals_ : list of (float, float)
         Relative primal residuals ``(||X - U V^T - E|| / ||X||, ||Z - U|| / ||U||)``.
-    n_iter_ : int
-        Number of iterations run.
-    ranking_, n_features_to_select_, n_features_in_
+    {n_iter_}
+    {selector_attributes}
 
     See Also
     --------

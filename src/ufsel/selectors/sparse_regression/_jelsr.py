@@ -200,9 +200,7 @@ class JELSR(BaseSelector):
 
     Parameters
     ----------
-    n_features_to_select : int, float or None, default=None
-        Number of features to select (int), fraction of the features (float in
-        (0, 1]), or None for half of them.
+    {n_features_to_select}
     n_clusters : int, default=5
         c, the embedding dimension.
     n_neighbors : int, default=5
@@ -228,30 +226,19 @@ class JELSR(BaseSelector):
         :func:`ufsel.linalg.smallest_eigvecs`).
     random_state : int, RandomState or None, default=None
         Seeds the iterative eigensolver.
-    verbose : int, default=0
-        With a value above 0, print one line per iteration (objective, relative
-        change, elapsed time).
+    {verbose}
 
     Attributes
     ----------
     scores_ : ndarray of shape (n_features,)
         Score of each feature, higher is better.
-    ranking_ : ndarray of shape (n_features,)
-        Rank of each feature, 1 for the best.
     W_ : ndarray of shape (n_features, n_clusters)
     embedding_ : ndarray of shape (n_samples, n_clusters)
         Y.
     objective_ : ndarray of shape (`n_iter_`,)
         Objective value after each iteration (see Notes).
-    n_iter_ : int
-        Number of iterations run.
-    n_features_to_select_ : int
-        The number of features selected.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of the features seen during ``fit``, when X has feature names
-        that are all strings.
+    {n_iter_}
+    {selector_attributes}
 
     See Also
     --------

@@ -263,9 +263,7 @@ class LGDFS(BaseSelector):
 
     Parameters
     ----------
-    n_features_to_select : int, float or None, default=None
-        Number of features to select (int), fraction of the features (float in
-        (0, 1]), or None for half of them.
+    {n_features_to_select}
     n_clusters : int, default=5
         c, the number of columns of Y (the number of clusters).
     alpha : float, default=1.0
@@ -286,9 +284,7 @@ class LGDFS(BaseSelector):
         See :func:`ufsel.linalg.partial_eigh`.
     random_state : int, RandomState or None, default=None
         Seeds the eigensolver's start vectors.
-    verbose : int, default=0
-        With a value above 0, print one line per iteration (objective, relative
-        change, elapsed time).
+    {verbose}
 
     Attributes
     ----------
@@ -296,21 +292,12 @@ class LGDFS(BaseSelector):
         z, on the simplex.
     scores_ : ndarray of shape (n_features,)
         Equal to ``feature_weights_``.
-    ranking_ : ndarray of shape (n_features,)
-        Rank of each feature, 1 for the best.
     embedding_ : ndarray of shape (n_samples, n_clusters)
         Y of the last iteration.
     objective_ : ndarray of shape (`n_iter_`,)
         Objective value after each iteration (see Notes).
-    n_iter_ : int
-        Number of iterations run.
-    n_features_to_select_ : int
-        The number of features selected.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of the features seen during ``fit``, when X has feature names
-        that are all strings.
+    {n_iter_}
+    {selector_attributes}
 
     See Also
     --------

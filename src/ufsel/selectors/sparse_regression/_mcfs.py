@@ -114,8 +114,6 @@ class MCFS(BaseSelector):
     ----------
     scores_ : ndarray of shape (n_features,)
         ``max_k |a_{k,j}|`` for d = ``n_features_to_select_``.
-    ranking_ : ndarray of shape (n_features,)
-        Rank of each feature, 1 for the best.
     embedding_ : ndarray of shape (n_samples, n_clusters)
         The spectral embedding Y. On a graph with more connected components than
         ``n_clusters + 1`` it has one column per component beyond the first: the
@@ -123,13 +121,7 @@ class MCFS(BaseSelector):
         round-off, in the basis of :func:`ufsel.graph.canonical_embedding` (scaled by
         a power of two and rounded to 30 bits; the rankings do not depend on the
         scale).
-    n_features_to_select_ : int
-        The number of features selected.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of the features seen during ``fit``, when X has feature names
-        that are all strings.
+    {selector_attributes}
 
     See Also
     --------

@@ -153,9 +153,7 @@ class QAlpha(BaseSelector):
 
     Parameters
     ----------
-    n_features_to_select : int, float or None, default=None
-        Number of features to select (int), fraction of the features (float in
-        (0, 1]), or None for half of them.
+    {n_features_to_select}
     n_clusters : int, default=5
         k, the number of leading eigenvectors (the expected number of clusters).
     max_iter : int, default=100
@@ -164,19 +162,16 @@ class QAlpha(BaseSelector):
         Relative change of the criterion that stops the iterations.
     random_state : int, RandomState or None, default=None
         Seeds ``Q^(0)`` and the eigensolver.
-    verbose : int, default=0
-        With a value above 0, print one line per iteration (objective, relative
-        change, elapsed time).
+    {verbose}
 
     Attributes
     ----------
     scores_ : ndarray of shape (n_features,)
         The weights alpha (unit norm).
-    ranking_, n_features_to_select_, n_features_in_
     objective_ : list of float
         The criterion after each iteration (non-decreasing).
-    n_iter_ : int
-        Number of iterations run.
+    {n_iter_}
+    {selector_attributes}
 
     See Also
     --------

@@ -14,6 +14,7 @@ from ..._iterate import ObjectiveTracker
 from ...base import BaseSelector, NumericalError, warn_not_converged
 from ...linalg import l2p_norm, l2p_reweight, partial_eigh, scatter_matrix
 from ...utils import is_dask_array
+from ...utils._deprecation import renamed_attribute
 
 __all__ = ["SPCAFS", "spcafs_objective", "spcafs_path"]
 
@@ -198,9 +199,7 @@ class SPCAFS(BaseSelector):
 
     Parameters
     ----------
-    n_features_to_select : int, float or None, default=None
-        Number of features to select (int), fraction (float in (0, 1]) or
-        None for half.
+    {n_features_to_select}
     n_components : int or None, default=None
         m, the dimension of the projection (the paper: c - 1). None uses
         ``min(5, max(d - 1, 1))``.
@@ -220,32 +219,21 @@ class SPCAFS(BaseSelector):
         ``"auto"`` picks ``"operator"`` when d > 2000 (see Notes).
     random_state : int, RandomState or None, default=None
         Seeds the iterative eigensolver (operator path only).
-    verbose : int, default=0
-        With a value above 0, print one line per iteration (objective, relative
-        change, elapsed time).
+    {verbose}
 
     Attributes
     ----------
     scores_ : ndarray of shape (n_features,)
         ``||w^i||_2``.
-    ranking_ : ndarray of shape (n_features,)
-        Rank of each feature, 1 for the best.
-    components_ : ndarray of shape (n_features, n_components)
+    W_ : ndarray of shape (n_features, n_components)
         The projection W (orthonormal columns).
     objective_ : ndarray of shape (`n_iter_`,)
         Objective (23) after each iteration (non-increasing).
-    n_iter_ : int
-        Number of iterations run.
+    {n_iter_}
     n_components_ : int
     solver_ : str
         The solver used.
-    n_features_to_select_ : int
-        The number of features selected.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of the features seen during ``fit``, when X has feature names
-        that are all strings.
+    {selector_attributes}
 
     See Also
     --------
@@ -330,6 +318,7 @@ class SPCAFS(BaseSelector):
     }
     _supports_dask = True
     _sparse_native = True
+    components_ = renamed_attribute("W_")
 
     def __init__(self, n_features_to_select=None, *, n_components=None, gamma=1.0, p=1.0,
                  eps=1e-10, max_iter=100, tol=1e-6, solver="auto", random_state=None, verbose=0):
@@ -372,7 +361,7 @@ class SPCAFS(BaseSelector):
             solver=solver, random_state=self.random_state, verbose=self.verbose)
         if not converged and self.max_iter > 1:
             warn_not_converged("SPCAFS", self.max_iter, change, self.tol)
-        self.components_ = W
+        self.W_ = W
         self.objective_ = obj
         self.n_iter_ = len(obj)
         self.n_components_ = m

@@ -82,9 +82,7 @@ class UDFS(BaseSelector):
 
     Parameters
     ----------
-    n_features_to_select : int, float or None, default=None
-        Number of features to select (int), fraction of the features (float in
-        (0, 1]), or None for half of them.
+    {n_features_to_select}
     n_clusters : int, default=5
         c, the number of columns of W (the number of clusters). At most the
         number of features: W has orthonormal columns, so c > d is undefined
@@ -108,17 +106,13 @@ class UDFS(BaseSelector):
     random_state : int, RandomState or None, default=None
         Seeds the iterative eigensolver's start vector (d > 4096, or an
         iterative ``eigen_solver``).
-    verbose : int, default=0
-        With a value above 0, print one line per iteration (objective, relative
-        change, elapsed time).
+    {verbose}
 
     Attributes
     ----------
     scores_ : ndarray of shape (n_features,)
         ``||w^i||^2``; the diagonal of the averaged ``Pi`` when the last step
         was tied.
-    ranking_ : ndarray of shape (n_features,)
-        Rank of each feature, 1 for the best.
     W_ : ndarray of shape (n_features, n_clusters)
         The last step's eigenvectors; when that step was tied, one member of
         the tied family (not determined by the data, unlike ``scores_``).
@@ -126,15 +120,8 @@ class UDFS(BaseSelector):
         Whether the last step's c-th eigenvalue was tied.
     objective_ : ndarray of shape (`n_iter_`,)
         Objective value after each iteration (see Notes).
-    n_iter_ : int
-        Number of iterations run.
-    n_features_to_select_ : int
-        The number of features selected.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of the features seen during ``fit``, when X has feature names
-        that are all strings.
+    {n_iter_}
+    {selector_attributes}
 
     See Also
     --------

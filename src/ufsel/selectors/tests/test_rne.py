@@ -57,9 +57,9 @@ def test_objective_falls_and_h_stays_non_negative(residual):
     sel = _fit(RNE(10, residual=residual, random_state=0), X)
     obj = np.asarray(sel.objective_)
     assert obj[-1] < 0.5 * obj[0]
-    assert sel.H_.min() >= 0
+    assert sel.W_.min() >= 0
     A = _residual(X, residual)
-    assert rne_objective(A, sel.H_, 1e3) == pytest.approx(obj[-1])
+    assert rne_objective(A, sel.W_, 1e3) == pytest.approx(obj[-1])
 
 
 def test_scores_depend_on_count_and_fit_rankings():
@@ -109,7 +109,7 @@ def test_fast_path_equals_reference_formula(n, d, m, residual):
     sel = _fit(RNE(m, residual=residual, random_state=0, max_iter=4, tol=0.0), X)
     assert (2 * n < d) == _MultiplicativeStep(np.ones((n, d)), 1.0).factored
     H = _reference_fit(X, m, residual=residual)
-    np.testing.assert_allclose(sel.H_, H, rtol=1e-10, atol=1e-12 * np.abs(H).max())
+    np.testing.assert_allclose(sel.W_, H, rtol=1e-10, atol=1e-12 * np.abs(H).max())
 
 
 @pytest.mark.parametrize("n, d", [(12, 5), (5, 12)])
@@ -142,7 +142,7 @@ def test_multiplicative_step_brute_force(n, d):
 def test_flush_keeps_zeros_and_no_subnormals():
     X, _, _ = make_planted_clusters(n_samples=80, random_state=2)
     sel = _fit(RNE(10, random_state=0, max_iter=20), X)
-    H = sel.H_
+    H = sel.W_
     assert np.all((H == 0) | (H >= 1e-100))
 
 
@@ -177,7 +177,7 @@ def test_default_residual_is_the_authors_transposed_form():
     X, _, _ = make_planted_clusters(n_samples=50, n_informative=3, n_noise=5, random_state=1)
     a = _fit(RNE(3, random_state=0, max_iter=3, tol=0.0), X)
     H = _reference_fit(X, 3, residual="transposed", max_iter=3)
-    np.testing.assert_allclose(a.H_, H, rtol=1e-10, atol=1e-12 * np.abs(H).max())
+    np.testing.assert_allclose(a.W_, H, rtol=1e-10, atol=1e-12 * np.abs(H).max())
 
 
 def test_default_runs_every_outer_iteration_without_warning():

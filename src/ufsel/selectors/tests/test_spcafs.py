@@ -33,7 +33,7 @@ def test_objective_non_increasing(X_random, p, gamma):
     # Theorem 2: non-increasing, up to rounding.
     assert np.all(np.diff(obj) <= 1e-9 * np.abs(obj[:-1])), np.diff(obj).max()
     assert obj[-1] == pytest.approx(
-        spcafs_objective(X_random, sel.components_, gamma, p, sel.eps), rel=1e-10)
+        spcafs_objective(X_random, sel.W_, gamma, p, sel.eps), rel=1e-10)
 
 
 @pytest.mark.parametrize("p", [1.0, 0.5])
@@ -59,7 +59,7 @@ def test_objective_function_matches_definition(X_random):
 def test_gamma_to_zero_is_pca(X_random):
     sel = SPCAFS(5, n_components=3, gamma=1e-12).fit(X_random)
     V = PCA(n_components=3).fit(X_random).components_.T
-    W = sel.components_
+    W = sel.W_
     np.testing.assert_allclose(W @ W.T, V @ V.T, atol=1e-8)
     np.testing.assert_allclose(W.T @ W, np.eye(3), atol=1e-10)
 

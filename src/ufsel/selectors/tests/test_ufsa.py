@@ -52,7 +52,7 @@ def test_objective_value_matches_final_state(planted, fitted, fitted_adaptive, m
     assert not fitted.constant_features_.any()
     Xw = X / fitted.feature_scale_  # standardize=True: unit-variance features
     np.testing.assert_allclose(Xw.std(axis=0), 1.0)
-    val = ufsa_objective(Xw, fitted.components_, fitted.intercept_, fitted.labels_matrix_,
+    val = ufsa_objective(Xw, fitted.W_, fitted.intercept_, fitted.labels_matrix_,
                          fitted.similarity_, fitted.lambdas_, 1.0, 1.0, fitted.eps)
     assert val == pytest.approx(fitted.objective_[-1], rel=1e-12)
 
@@ -64,7 +64,7 @@ def test_adaptive_s_step_is_cans_closed_form_on_the_final_projection(planted, fi
     # nearest projected points (brute force here), and lambda_i = (k q_(k+1) - sum) / 2.
     X, _, _ = planted
     sel, k = fitted_adaptive, 10
-    Z = (X / sel.feature_scale_) @ sel.components_
+    Z = (X / sel.feature_scale_) @ sel.W_
     Q = ((Z[:, None, :] - Z[None, :, :]) ** 2).sum(axis=-1)
     np.fill_diagonal(Q, np.inf)
     order = np.argsort(Q, axis=1, kind="stable")[:, :k + 1]
@@ -81,7 +81,7 @@ def test_adaptive_s_step_is_cans_closed_form_on_the_final_projection(planted, fi
 
 
 def test_constraints_hold_and_solution_not_degenerate(fitted):
-    W, F, S = fitted.components_, fitted.labels_matrix_, fitted.similarity_
+    W, F, S = fitted.W_, fitted.labels_matrix_, fitted.similarity_
     np.testing.assert_allclose(W.T @ W, np.eye(W.shape[1]), atol=1e-8)
     assert F.min() >= 0 and F.max() <= 1
     assert np.all(F.std(axis=0) > 0.05)  # F is not constant
@@ -150,7 +150,7 @@ def test_operator_path_matches_dense():
     assert a.solver_ == "dense" and b.solver_ == "operator"
     for sel in (a, b):
         assert np.all(np.diff(sel.objective_) <= 1e-9 * np.abs(sel.objective_[:-1]))
-        np.testing.assert_allclose(sel.components_.T @ sel.components_, np.eye(3), atol=1e-8)
+        np.testing.assert_allclose(sel.W_.T @ sel.W_, np.eye(3), atol=1e-8)
     # Same problem, same start: both W-steps are solved to their tolerance (in A's
     # eigenbasis or through products), so the objectives agree to that tolerance.
     assert a.w_step_converged_.all() and b.w_step_converged_.all()
