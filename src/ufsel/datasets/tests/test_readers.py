@@ -17,13 +17,6 @@ NAMES = ["alpha", "beta gamma", "c,d", "delta"]
 Y_TEXT = np.array(["a", "b", "a", "c", "b", "a", "c"], dtype=object)
 
 
-@pytest.fixture
-def umask022():
-    old = os.umask(0o022)
-    yield
-    os.umask(old)
-
-
 def _mode(path):
     return stat.S_IMODE(os.stat(path).st_mode)
 
