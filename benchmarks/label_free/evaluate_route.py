@@ -174,6 +174,8 @@ def run_route(X, options):
 
 
 def evaluate_dataset(name, options, log):
+    from ufsel.model_selection._auto import standardized
+
     from threadpoolctl import threadpool_limits
 
     X, y = load(name)
@@ -184,7 +186,7 @@ def evaluate_dataset(name, options, log):
     with threadpool_limits(limits=1):
         # the chosen configuration's ranking for each count (MCFS's depends on the count,
         # as the leaderboard evaluates it; the others' do not)
-        Xfit = sel._standardized(X) if sel.params_["standardize"] else X
+        Xfit = standardized(X) if sel.params_["standardize"] else X
         rankings = type(est)(**est.get_params()).fit_rankings(Xfit, sorted(set(ks)))
         accs = {k: acc_of(X, y, np.argsort(rankings[k], kind="stable")[:k]) for k in set(ks)}
         k_star = int(sel.n_features_to_select_)
@@ -200,7 +202,7 @@ def evaluate_dataset(name, options, log):
             from ufsel.model_selection import assess_selection
 
             k_alt = int(sel.curve_.suggest(prefer="fewest", tolerance=0.05, n_se=0.0))
-            Xw = sel._standardized(X) if sel.params_["standardize"] else X
+            Xw = standardized(X) if sel.params_["standardize"] else X
             half = type(est)(**{**est.get_params(), "n_features_to_select": k_alt})
             top = np.argsort(half.fit(Xw).ranking_, kind="stable")[:k_alt]
             va = assess_selection(Xw, top, estimator=half, n_clusters=sel.n_clusters_,
