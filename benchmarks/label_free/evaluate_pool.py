@@ -21,9 +21,9 @@ set's labels only judge it:
   and predicted gain. Their figure here is **nested**: for each data set the thresholds
   are chosen on the other 55 (the largest recall with precision >= 90 % there) and
   applied to it;
-* **the count**: k / d, counts above d / 2, testable counts; and the two count rules
-  (the largest or the smallest count on the plateau) on the series and near-copy
-  features (neighbour correlation above 0.9).
+* **the count**: k / d, counts above d / 2, testable counts; and, on the series and
+  near-copy features (UCR, or neighbour correlation above 0.9), the two count rules (the
+  largest or the smallest count on the plateau), each against its own random subsets.
 
 Every data set's row is cached (``results/label_free_pool/route/``, written atomically),
 so an interrupted run resumes; ``--fresh`` recomputes. The per-data-set table and the
@@ -105,7 +105,8 @@ def evaluate_dataset(name, table_row):
         acc_k = pool_mod.acc_of(X, y, np.flatnonzero(sel.get_support()))
         rand = _random_accs(X, y, k)
         row = {"k_fewest": None}
-        if sel.curve_ is not None:
+        near_copy = (table_row["source"] == "UCR" or table_row["neighbour_corr"] > NEAR_COPY)
+        if sel.curve_ is not None and near_copy:
             k2 = int(max(sel.curve_.suggest(prefer="fewest"), 1))
             if k2 != k:
                 est = type(sel.selector_)(**{**sel.selector_.get_params(),
@@ -133,7 +134,8 @@ def evaluate_dataset(name, table_row):
             "chosen_grid": acc.get(chosen, table_row["random"]),
             "best_grid": max(acc.values()), "best_method": max(sorted(acc), key=acc.get),
             "random_grid": table_row["random"], "neighbour_corr": table_row["neighbour_corr"],
-            "route_wall_s": wall, "route_cpu_s": cpu}
+            "route_wall_s": wall, "route_cpu_s": cpu,
+            "trained_on": len(_held_out_table(name).read_text().splitlines()) - 1}
 
 
 def _said(r, s_min, g_min):

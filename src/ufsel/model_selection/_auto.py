@@ -441,6 +441,8 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
                                rng=np.random.RandomState(seed()))
         self.recommendation_ = self.meta_features_ = None
         if self.choice == "recommend":
+            for m in self.methods or ():
+                get_selector(m)  # raises with the valid options for an unknown name
             self._log(2, "meta-features and the recommender")
             self.meta_features_ = meta_features(X, random_state=seed())
             rec = MethodRecommender(
@@ -476,11 +478,10 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
             self.n_features_to_select_ = k
         else:
             self.n_features_to_select_ = self._resolve_n_features(d)
-        if est._scores_depend_on_count or est.n_features_to_select != self.n_features_to_select_:
-            # the chosen count's own ranking (MCFS: LARS stopped at that cardinality)
-            est.set_params(n_features_to_select=self.n_features_to_select_)
-            if est._scores_depend_on_count:
-                est.fit(Xw)
+        fitted_at = getattr(est, "n_features_to_select_", None)  # (None after fit_rankings)
+        est.set_params(n_features_to_select=self.n_features_to_select_)
+        if est._scores_depend_on_count and fitted_at != self.n_features_to_select_:
+            est.fit(Xw)  # the chosen count's own ranking (MCFS: LARS stopped at that cardinality)
         self.selector_ = est
         self.scores_ = est.scores_.copy()
         self.ranking_ = est.ranking_.copy()
