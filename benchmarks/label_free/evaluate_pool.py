@@ -239,6 +239,10 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--datasets")
     ap.add_argument("--fresh", action="store_true")
+    ap.add_argument("--shard", default="0/1", help="I/N: compute every N-th data set of the "
+                    "cost order from the I-th (parallel workers share the cache)")
+    ap.add_argument("--cached-only", action="store_true",
+                    help="report the cached rows only; list the data sets not yet measured")
     ap.add_argument("--out", default=str(OUT))
     args = ap.parse_args(argv)
     t_start = time.perf_counter()
@@ -248,11 +252,15 @@ def main(argv=None):
     if unknown:
         sys.exit(f"error: not in the training table: {', '.join(unknown)}")
     cost = {nm: np.exp(rows_by[nm]["log_n"] + rows_by[nm]["log_d"]) for nm in names}
-    rows = []
-    for name in sorted(names, key=cost.get):
+    rows, missing = [], []
+    shard, n_shards = (int(v) for v in args.shard.split("/"))
+    for i, name in enumerate(sorted(names, key=cost.get)):
         path = CACHE / f"{name}.json"
         if path.exists() and not args.fresh:
             rows.append(json.loads(path.read_text()))
+            continue
+        if args.cached_only or i % n_shards != shard:
+            missing.append(name)
             continue
         row = evaluate_dataset(name, rows_by[name])
         pool_mod.write_atomic(path, json.dumps(row))
@@ -265,6 +273,8 @@ def main(argv=None):
     buf = io.StringIO()
     log = lambda m: (print(m), buf.write(m + "\n"))  # noqa: E731
     log(f"# The label-free route on the pool, leave-one-data-set-out ({len(rows)} data sets)\n")
+    if missing:
+        log(f"Not measured ({len(missing)}): {', '.join(missing)}.\n")
     summary(rows, nested, log)
     for half in ("development", "validation"):
         sub = [r for r in rows if half_of.get(r["dataset"]) == half]
@@ -275,7 +285,7 @@ def main(argv=None):
     log(table(rows, nested, half_of))
     log(f"\nThe command took {(time.perf_counter() - t_start) / 60:.1f} min (cached rows "
         "are read, not recomputed).")
-    if not args.datasets:
+    if not args.datasets and args.shard == "0/1":
         pool_mod.write_atomic(args.out, buf.getvalue())
 
 

@@ -109,17 +109,10 @@ def kind_of(split, name):
 
 def build_reference(results_csv, out=REFERENCE):
     """Condense a leaderboard run's results.csv into the grid means the table needs."""
+    from pool import read_bench_acc
+
     ks_of = {}
-    cells = {}
-    with open(results_csv, newline="") as fh:
-        for r in csv.DictReader(fh):
-            if r["metric"] != "acc" or r["status"] != "ok" or r["value"] == "":
-                continue
-            if r["method"] != "random" and (r["protocol"] != "n_classes"
-                                            or r["tuning"] != "defaults"):
-                continue
-            cells.setdefault((r["dataset"], r["method"]), {})[int(r["n_features"])] = float(
-                r["value"])
+    cells = read_bench_acc(results_csv)
     rows = []
     for (ds, method), values in sorted(cells.items()):
         if ds not in ks_of:

@@ -70,6 +70,22 @@ def acc_of(X, y, cols):
     return float(res["acc_mean"])
 
 
+def read_bench_acc(results_csv):
+    """ACC per (data set, method) and count from a ``ufsel bench`` results.csv: each method
+    at its defaults with K = classes (protocol ``n_classes``), and the random subsets."""
+    cells = {}
+    with open(results_csv, newline="") as fh:
+        for r in csv.DictReader(fh):
+            if r["metric"] != "acc" or r["status"] != "ok" or r["value"] == "":
+                continue
+            if r["method"] != "random" and (r["protocol"] != "n_classes"
+                                            or r["tuning"] != "defaults"):
+                continue
+            cells.setdefault((r["dataset"], r["method"]), {})[int(r["n_features"])] = float(
+                r["value"])
+    return cells
+
+
 def write_atomic(path, text):
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

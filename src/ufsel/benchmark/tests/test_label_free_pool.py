@@ -56,3 +56,16 @@ def test_choice_strategies_learn_only_from_the_other_data_sets():
                for r in out[s])
     # one method for every data set cannot be right on both groups
     assert sum(r["gap"] > 0 for r in out["fixed"]) >= 6
+
+
+def test_retraining_reads_a_bench_results_table(tmp_path):
+    train = _load("train_recommender")
+    head = "dataset,method,protocol,tuning,metric,status,value,n_features\n"
+    rows = ["toy,mcfs,n_classes,defaults,acc,ok,0.8,1", "toy,mcfs,n_classes,defaults,acc,ok,0.6,2",
+            "toy,mcfs,label_free,defaults,acc,ok,0.1,1",  # another protocol: not read
+            "toy,spec,n_classes,tuned,acc,ok,0.9,1",  # tuned with labels: not read
+            "toy,spec,n_classes,defaults,nmi,ok,0.9,1", "toy,random,-,-,acc,ok,0.5,1",
+            "nolabels,mcfs,n_classes,defaults,acc,ok,0.7,1"]  # no random subsets: left out
+    path = tmp_path / "results.csv"
+    path.write_text(head + "\n".join(rows) + "\n")
+    assert train.bench_accuracies(path) == {"toy": {"mcfs": 0.7, "random": 0.5}}
