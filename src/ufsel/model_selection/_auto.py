@@ -71,7 +71,7 @@ HELD_OUT_MIN_SAMPLES = 20
 
 #: The stability refits the chosen method on subsamples of at most this many rows
 #: (half the rows on smaller data).
-STABILITY_ROWS = 2000
+STABILITY_ROWS = 500
 
 
 def scale_spread(X):
