@@ -139,7 +139,7 @@ def evaluate_dataset(name, table_row):
 
 
 def _said(r, s_min, g_min):
-    return r["test_passes"] and r["support"] >= s_min and r["predicted_gain"] > g_min
+    return r["test_passes"] and round(r["support"], 9) >= s_min and r["predicted_gain"] > g_min
 
 
 def _prec_recall(rows, s_min, g_min):

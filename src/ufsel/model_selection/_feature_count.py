@@ -46,7 +46,7 @@ def default_counts(n_features):
     if n_features <= 20:
         return np.arange(1, max(n_features // 2, 1) + 1)
     c = np.ceil(np.asarray(DEFAULT_RATIOS) * n_features * (1 - 1e-12)).astype(int)
-    return np.unique(np.clip(c, 1, n_features - 1))
+    return np.unique(np.clip(c, 1, n_features // 2))
 
 
 @dataclass(frozen=True)

@@ -254,7 +254,7 @@ class MethodRecommender:
             ww = np.array([h[0] for h in have])
             g = np.array([h[1] for h in have])
             gains[m] = float(ww @ g / ww.sum())
-            support[m] = float(ww @ (g > 0) / ww.sum())
+            support[m] = round(float(ww @ (g > 0) / ww.sum()), 9)  # 1.0 when all beat
         if not gains:
             raise ValueError("no candidate method has a result on the nearest data sets.")
         best = max(sorted(gains), key=lambda m: gains[m])
