@@ -34,7 +34,6 @@ split (``split.toml``) is the second view of the leaderboard's 34 rows.
 from __future__ import annotations
 
 import argparse
-import csv
 import io
 import json
 import sys

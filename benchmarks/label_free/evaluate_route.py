@@ -173,9 +173,9 @@ def run_route(X, options, name):
 
 
 def evaluate_dataset(name, options, log):
-    from ufsel.model_selection._auto import standardized
-
     from threadpoolctl import threadpool_limits
+
+    from ufsel.model_selection._auto import standardized
 
     X, y = load(name)
     n, d = X.shape

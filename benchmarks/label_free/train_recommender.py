@@ -23,7 +23,6 @@ import argparse
 import csv
 import io
 import json
-import math
 import sys
 from pathlib import Path
 

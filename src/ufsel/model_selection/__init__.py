@@ -6,7 +6,9 @@ Nogueira et al.'s stability with its confidence interval;
 :func:`random_subset_test` compares a subset with random subsets of the same
 size by a label-free criterion; :func:`suggest_n_features` suggests a count;
 :func:`assess_selection` judges any selection (test and stability);
-:class:`AutoSelector` / :func:`select_features` put them together.
+:class:`MethodRecommender` recommends a method from the benchmark data sets nearest
+to X by :func:`meta_features`; :class:`AutoSelector` / :func:`select_features` put
+them together.
 """
 
 from ._auto import (
@@ -21,6 +23,7 @@ from ._auto import (
 from ._criteria import CRITERIA, DEFAULT_CRITERION
 from ._feature_count import FeatureCountCurve, default_counts, suggest_n_features
 from ._n_clusters import estimate_n_clusters
+from ._random_subset import RandomSubsetTest, random_subset_test
 from ._recommend import (
     META_FEATURES,
     MethodRecommender,
@@ -28,7 +31,6 @@ from ._recommend import (
     meta_features,
     read_training_table,
 )
-from ._random_subset import RandomSubsetTest, random_subset_test
 from ._stability import Stability, selection_stability, stability_from_selections
 from ._verdict import Verdict, assess_selection
 
