@@ -87,27 +87,6 @@ def file_rows(path, format=None):
         return None
 
 
-def _column_moments(blocks, d):
-    """Per-column mean and standard deviation (float64, one pass over the blocks, Chan's
-    pairwise update), and whether each column is constant."""
-    n = 0
-    mean, m2 = np.zeros(d), np.zeros(d)
-    lo, hi = np.full(d, np.inf), np.full(d, -np.inf)
-    for B in blocks:
-        B = np.asarray(B, dtype=np.float64)
-        nb = B.shape[0]
-        if nb == 0:
-            continue
-        mb = B.mean(axis=0)
-        delta = mb - mean
-        m2 += ((B - mb) ** 2).sum(axis=0) + delta**2 * n * nb / (n + nb)
-        mean += delta * nb / (n + nb)
-        n += nb
-        lo, hi = np.minimum(lo, B.min(axis=0)), np.maximum(hi, B.max(axis=0))
-    std = np.sqrt(m2 / max(n, 1))
-    return mean, std, hi <= lo
-
-
 def select_large_file(path, *, method="auto", n_features="auto", n_clusters=None, params=None,
                       standardize=False, format=None, drop_columns=(),
                       sample_rows=SAMPLE_ROWS, dask_scheduler=None, random_state=0,
@@ -167,6 +146,7 @@ def select_large_file(path, *, method="auto", n_features="auto", n_clusters=None
     """
     from .. import get_selector
     from ..datasets._large import open_large_file
+    from ..linalg import column_mean_var, constant_features
     from ._auto import AutoSelector
     from ._feature_count import suggest_n_features
     from ._n_clusters import estimate_n_clusters
@@ -233,12 +213,13 @@ def select_large_file(path, *, method="auto", n_features="auto", n_clusters=None
         else:
             bar.step(f"reading all {n:,} rows")
             X = data.to_numpy(dtype=np.float32, progress=bar.rows)
-            mean, std, constant = _column_moments(
-                (X[s:s + 2**16] for s in range(0, n, 2**16)), d)
+            constant = constant_features(X)
             if standardize:
+                mean, var = column_mean_var(X)
+                scale = np.where(var > 0, np.sqrt(var), 1.0).astype(np.float32)
                 for s in range(0, n, 2**16):  # in place, block by block
                     X[s:s + 2**16] -= mean.astype(np.float32)
-                    X[s:s + 2**16] /= np.where(std > 0, std, 1.0).astype(np.float32)
+                    X[s:s + 2**16] /= scale
             bar.step(f"fitting {cls.__name__} on all {n:,} rows")
             est.fit(X)
         timings["fit_s"] = time.perf_counter() - t0
@@ -256,8 +237,9 @@ def select_large_file(path, *, method="auto", n_features="auto", n_clusters=None
 
 
 def _standardize_sample(S):
-    std = S.std(axis=0)
-    return (S - S.mean(axis=0)) / np.where(std > 0, std, 1.0)
+    from sklearn.preprocessing import StandardScaler
+
+    return StandardScaler().fit_transform(S)
 
 
 def _dask_client(address):
@@ -268,6 +250,8 @@ def _dask_client(address):
 def _dask_data(data, est, standardize, bar):
     """The file as a dask array for ``est`` (refused with one line when it cannot take one),
     standardised lazily when asked, and its constant columns."""
+    from ..linalg import column_mean_var, constant_features
+
     if not est._supports_dask:
         from .. import SELECTORS
 
@@ -278,10 +262,8 @@ def _dask_data(data, est, standardize, bar):
                          "to fit in memory.")
     X = data.to_dask(dtype=np.float32)
     bar.step("column statistics on the cluster")
-    da = import_optional("dask.array", purpose="--dask SCHEDULER_ADDRESS")
-    mean, std, lo, hi = da.compute(X.mean(axis=0, dtype=np.float64),
-                                   X.std(axis=0, dtype=np.float64), X.min(axis=0),
-                                   X.max(axis=0))
+    constant = constant_features(X)
     if standardize:
-        X = ((X - mean) / np.where(std > 0, std, 1.0)).astype(np.float32)
-    return X, hi <= lo
+        mean, var = column_mean_var(X)
+        X = ((X - mean) / np.where(var > 0, np.sqrt(var), 1.0)).astype(np.float32)
+    return X, constant

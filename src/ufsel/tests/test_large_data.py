@@ -155,3 +155,12 @@ def test_dask_final_fit(npy_file, planted):
                               progress=False)
     finally:
         cluster.close()
+
+
+def test_standardized_fit(npy_file, planted):
+    X, _, informative = planted
+    res = select_large_file(npy_file, method="laplacianscore", n_features=4, sample_rows=500,
+                            standardize=True, progress=False)
+    assert res.standardized
+    assert set(np.flatnonzero(res.support)) == set(informative)
+    assert not res.constant.any()
