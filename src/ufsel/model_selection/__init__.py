@@ -19,6 +19,7 @@ from ._auto import (
 )
 from ._criteria import CRITERIA, DEFAULT_CRITERION
 from ._feature_count import FeatureCountCurve, default_counts, suggest_n_features
+from ._large_data import select_large_file
 from ._n_clusters import estimate_n_clusters
 from ._random_subset import RandomSubsetTest, random_subset_test
 from ._stability import Stability, selection_stability, stability_from_selections
@@ -40,6 +41,7 @@ __all__ = [
     "random_subset_test",
     "scale_spread",
     "select_features",
+    "select_large_file",
     "selection_stability",
     "smallest_testable_count",
     "stability_from_selections",
