@@ -186,14 +186,18 @@ def _reset_peak():
 
 
 def load(spec):
-    """The benchmark data: a data set name, ``mnist70k`` or ``tfidf:N:D:DENSITY``."""
-    from ufsel.datasets import load_dataset, make_mnist70k_like, make_sparse_tfidf
+    """The benchmark data: a data set name, ``mnist70k``, ``tfidf:N:D:DENSITY`` or
+    ``planted:N:D:INFORMATIVE`` (float32, ``random_state=0``)."""
+    from ufsel.datasets import load_dataset, make_mnist70k_like, make_planted, make_sparse_tfidf
 
     if spec == "mnist70k":
         return make_mnist70k_like(random_state=0).data
     if spec.startswith("tfidf:"):
         _, n, d, density = spec.split(":")
         return make_sparse_tfidf(int(n), int(d), density=float(density), random_state=0).data
+    if spec.startswith("planted:"):
+        _, n, d, informative = spec.split(":")
+        return make_planted(int(n), int(d), int(informative), random_state=0)[0]
     return load_dataset(spec).data
 
 
@@ -276,19 +280,26 @@ def worker_main(job):
         fit = lambda: est.fit(X)  # noqa: E731
     exact_peak = _reset_peak()
     rss0 = _status_kib("VmRSS")
+    load0 = os.getloadavg()[0]
+    cpu0 = resource.getrusage(resource.RUSAGE_SELF)
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fit()
     wall = time.perf_counter() - t0
+    cpu1 = resource.getrusage(resource.RUSAGE_SELF)
     peak = _status_kib("VmHWM")
-    out = {"wall_s": wall, "peak_mib": peak / 1024, "peak_increase_mib": (peak - rss0) / 1024,
+    out = {"wall_s": wall, "cpu_s": (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime),
+           "load_before": load0, "load_after": os.getloadavg()[0],
+           "peak_mib": peak / 1024, "peak_increase_mib": (peak - rss0) / 1024,
            "rss_before_mib": rss0 / 1024, "peak_exact": exact_peak,
            "n_samples": X.shape[0], "n_features": X.shape[1]}
     if job["impl"] == "ufsel":
         for attr in ("n_iter_", "solver_"):
             if hasattr(est, attr):
                 out[attr] = getattr(est, attr)
+        if job.get("top"):
+            out["top"] = np.argsort(est.ranking_, kind="stable")[:job["top"]].tolist()
         if job["method"] == "spcafs" and job.get("flops", True) and not hasattr(X, "nnz"):
             out["gflops"] = spcafs_flops(np.ascontiguousarray(X))
     print("RESULT " + json.dumps(out, default=str))

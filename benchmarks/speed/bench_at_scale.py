@@ -1,8 +1,9 @@
-"""Acceptance runs at scale: 70,000 x 784, sparse 200,000 x 50,000, Dask 2,000,000 x 200.
+"""Acceptance runs at scale: 70,000 x 784, a million planted rows, sparse 200,000 x 50,000, Dask.
 
 Usage (one part at a time keeps a shared machine usable)::
 
     UFSEL_DATA=/path/to/data python benchmarks/speed/bench_at_scale.py mnist70k [--methods ...]
+    python benchmarks/speed/bench_at_scale.py million [--methods ...] [--graph anchor]
     python benchmarks/speed/bench_at_scale.py sparse [--methods ...]
     python benchmarks/speed/bench_at_scale.py dask [--n-samples 2000000]
 
@@ -10,6 +11,14 @@ Usage (one part at a time keeps a shared machine usable)::
 ``make_mnist70k_like(random_state=0)`` (mnist10k plus 60,000 shifted and
 noised copies), each fit in a fresh process; target < 300 s and < 4 GiB peak
 (UFSA capped at 20 iterations, see ``MNIST70K_PARAMS``).
+``million``: MaxVariance, PivotedQR, Laplacian Score, SPEC, MCFS, SPCAFS, RSFS
+and LGDFS on ``make_planted(1_000_000, 100, 10, random_state=0)`` (float32, 400
+MB, ten clusters in ten planted features), each fit in a fresh process that
+generates the data; prints wall and CPU time, the load average, peak resident
+memory and how many of the 10 planted features are in the top 10. Targets: 5
+minutes on 2 cores (600 CPU-s; LGDFS 15 minutes, 1800 CPU-s), 8 GiB, >= 8 hits.
+``--graph anchor`` passes ``graph="anchor"`` to the selectors whose
+``graph`` parameter accepts it (the others run as they are).
 ``sparse``: MaxVariance, Laplacian Score and SPCAFS on
 ``make_sparse_tfidf(200000, 50000, density=0.001)`` (10^7 non-zeros; a dense
 copy would take 80 GB, so finishing with a few GB peak shows nothing was
@@ -22,6 +31,7 @@ comparing the dask ranking with the in-memory one.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -41,6 +51,22 @@ SEED_METHODS = ["mcfs", "laplacianscore", "spcafs", "ufsa", "rsfs", "lgdfs"]
 #: has not converged at tol=1e-4 after 100 of them: the run is capped at 20
 #: iterations (ConvergenceWarning), which the closing note states.
 MNIST70K_PARAMS = {**BENCH_PARAMS, "ufsa": {**BENCH_PARAMS["ufsa"], "max_iter": 20}}
+
+MILLION_METHODS = ["maxvariance", "pivotedqr", "laplacianscore", "spec", "mcfs", "spcafs",
+                   "rsfs", "lgdfs"]
+#: make_planted's ten clusters; the graph methods at their default neighbour search
+#: (approximate from APPROX_NEIGHBORS_MIN_SAMPLES rows when faiss or pynndescent is
+#: installed).
+MILLION_PARAMS = {
+    "laplacianscore": {"random_state": 0},
+    "spec": {"n_clusters": 10, "random_state": 0},
+    "mcfs": {"n_clusters": 10, "random_state": 0},
+    "spcafs": {"n_components": 9, "random_state": 0},
+    "rsfs": {"n_clusters": 10, "random_state": 0},
+    "lgdfs": {"n_clusters": 10, "random_state": 0},
+}
+#: CPU-second budgets of the million-row goals: 5 (LGDFS, UFSA: 15) minutes on 2 cores.
+MILLION_CPU_BUDGET = {"lgdfs": 1800, "ufsa": 1800}
 
 SPARSE_PARAMS = {
     "maxvariance": {},
@@ -69,6 +95,49 @@ def run_fits(data, methods, params, timeout):
                        "params": params.get(name, {}), "flops": False}, timeout=timeout)
         print(f"{name}: {res}", flush=True)
         rows.append((name, res))
+    return rows
+
+
+def accepts_anchor_graph(name):
+    """Whether selector ``name`` has a ``graph`` parameter that accepts ``"anchor"``."""
+    cls = ufsel.SELECTORS[name]
+    for c in getattr(cls, "_parameter_constraints", {}).get("graph", []):
+        if "anchor" in getattr(c, "options", ()):
+            return True
+    return False
+
+
+def run_million(methods, n_samples, n_features, n_informative, graph, timeout):
+    from ufsel.datasets import make_planted
+
+    planted = set(make_planted(2, n_features, n_informative, random_state=0)[2].tolist())
+    spec = f"planted:{n_samples}:{n_features}:{n_informative}"
+    print(f"{spec} (float32), planted features {sorted(planted)}; load average "
+          f"{os.getloadavg()} on {os.cpu_count()} CPUs", flush=True)
+    rows = []
+    for name in methods:
+        params = dict(MILLION_PARAMS.get(name, {}))
+        if graph == "anchor" and accepts_anchor_graph(name):
+            params["graph"] = "anchor"
+        res = run_job({"impl": "ufsel", "method": name, "data": spec, "k": n_informative,
+                       "top": n_informative, "params": params, "flops": False},
+                      timeout=timeout)
+        if "top" in res:
+            res["hits"] = len(planted & set(res["top"]))
+        print(f"{name} {params}: {res}", flush=True)
+        rows.append((name, res))
+    print("\n| method | wall s | CPU s | load | peak MiB | planted in top 10 | pass | notes |\n"
+          "|---|---|---|---|---|---|---|---|")
+    for name, res in rows:
+        budget = MILLION_CPU_BUDGET.get(name, 600)
+        ok = ("error" not in res and res["cpu_s"] <= budget and res["peak_mib"] < 8192
+              and res["hits"] >= 8)
+        notes = res.get("error", "") or ", ".join(
+            f"{k}={res[k]}" for k in ("n_iter_", "solver_") if k in res)
+        load = "-" if "error" in res else f"{res['load_before']:.1f}-{res['load_after']:.1f}"
+        print(f"| {name} | {fmt(res, 'wall_s', '{:.0f}')} | {fmt(res, 'cpu_s', '{:.0f}')} | "
+              f"{load} | {fmt(res, 'peak_mib', '{:.0f}')} | {res.get('hits', '-')} | "
+              f"{'yes' if ok else 'NO'} | {notes} |", flush=True)
     return rows
 
 
@@ -110,15 +179,23 @@ def run_dask(n_samples, n_features=200, chunk_rows=25_000, memory_limit="1GiB", 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("part", choices=["mnist70k", "sparse", "dask"])
+    ap.add_argument("part", choices=["mnist70k", "million", "sparse", "dask"])
     ap.add_argument("--methods", nargs="+")
     ap.add_argument("--timeout", type=int, default=1200)
     ap.add_argument("--n-samples", type=int, default=2_000_000)
     ap.add_argument("--memory-limit", default="1GiB")
+    ap.add_argument("--n-features", type=int, default=100, help="million: columns")
+    ap.add_argument("--n-informative", type=int, default=10, help="million: planted columns")
+    ap.add_argument("--graph", choices=["current", "anchor"], default="current",
+                    help="million: graph='anchor' where the selector accepts it")
     args = ap.parse_args(argv)
     if args.part == "mnist70k":
         rows = run_fits("mnist70k", args.methods or SEED_METHODS, MNIST70K_PARAMS, args.timeout)
         _table(rows, 300, 4096)
+    elif args.part == "million":
+        n = args.n_samples if args.n_samples != 2_000_000 else 1_000_000
+        run_million(args.methods or MILLION_METHODS, n, args.n_features, args.n_informative,
+                    args.graph, args.timeout)
     elif args.part == "sparse":
         rows = run_fits("tfidf:200000:50000:0.001", args.methods or list(SPARSE_PARAMS),
                         SPARSE_PARAMS, args.timeout)

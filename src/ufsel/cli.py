@@ -306,6 +306,11 @@ def _cmd_select(args):
     if args.no_verdict and args.stability:
         raise CommandError("--stability is part of the verdict; drop --no-verdict or "
                            "--stability.")
+    from ._cli_large import select_large_file_command
+
+    status = select_large_file_command(args)  # a large .npy / Parquet file: its own path
+    if status is not None:
+        return status
     t_start = time.perf_counter()
     timings = {}
     bunch, labels, labels_from = _load(args)
@@ -542,6 +547,9 @@ def build_parser():
     out.add_argument("--transform-out", metavar="FILE",
                      help="write the selected columns to FILE, in the format of its extension "
                           "(else the input's)")
+    from ._cli_large import add_large_file_arguments
+
+    add_large_file_arguments(s)
     s.set_defaults(func=_cmd_select)
 
     d = sub.add_parser("datasets", help="list the available data sets")

@@ -3,6 +3,7 @@
 from ._corrupt import occlude
 from ._load import load_dataset
 from ._loaders import DATA_ENV, list_datasets, load_mat
+from ._planted import make_planted
 from ._readers import FORMATS, read_data, read_labels
 from ._scale import make_mnist70k_like, make_sparse_tfidf, shift_images
 from ._synthetic import make_planted_clusters, make_three_gaussians
@@ -15,6 +16,7 @@ __all__ = [
     "load_dataset",
     "load_mat",
     "make_mnist70k_like",
+    "make_planted",
     "make_planted_clusters",
     "make_sparse_tfidf",
     "shift_images",

@@ -38,6 +38,7 @@ __all__ = [
     "knn_affinity",
     "knn_graph",
     "knn_among_candidates",
+    "refine_neighbors",
     "resolve_neighbors_algorithm",
     "two_hop_candidates",
     "symmetrize",
@@ -457,6 +458,53 @@ def knn_among_candidates(X, candidates, n_neighbors, *, chunk_size=4096):
         dist[sl, :kk] = np.sqrt(d_sel)
         ind[sl, :kk] = i_sel
     return dist, ind
+
+
+def refine_neighbors(X, indices, *, n_rounds=1):
+    """Neighbour lists improved by rounds of NN-descent's local join under a new metric.
+
+    When the metric changes a little (the feature weights of an alternating
+    method), a point's new near neighbours are mostly among its neighbours,
+    and its neighbours' neighbours (Dong, Charikar and Li, *Efficient k-nearest neighbor graph construction
+    for generic similarity measures*, WWW 2011). Each round computes the
+    distances to these candidates in X and keeps each row's ``k`` nearest: the
+    result is never farther than the given lists (they are among the
+    candidates), and a round costs O(n k^2 d) instead of a new search. It is
+    approximate: a point that is in no candidate list is not found.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The data in the new metric (Euclidean distance).
+    indices : ndarray of shape (n_samples, k)
+        Current neighbour lists (without the point itself), for instance
+        :func:`knn_graph`'s under the previous metric.
+    n_rounds : int, default=1
+        Local-join rounds; stops early when a round changes no list.
+
+    Returns
+    -------
+    distances, indices : ndarrays of shape (n_samples, k)
+        Sorted by increasing distance, ties to the smaller index.
+    """
+    X = np.asarray(X)
+    ind = np.asarray(indices, dtype=np.intp)
+    n, k = ind.shape
+    Xc = np.ascontiguousarray(X, dtype=np.float64)
+    for _ in range(int(n_rounds)):
+        rows = np.repeat(np.arange(n), k)
+        G = sparse.csr_matrix((np.ones(n * k), (rows, ind.ravel())), shape=(n, n))
+        # each row's neighbours and their neighbours: at most k + k^2 candidates
+        cand = two_hop_candidates(G, min_candidates=min(k, n - 1), random_state=0)
+        _, new = knn_among_candidates(Xc, cand, k)
+        new = np.where(new < 0, ind, new)
+        if np.array_equal(np.sort(new, axis=1), np.sort(ind, axis=1)):
+            ind = new
+            break
+        ind = new
+    dist = np.sqrt(_exact_d2(Xc, ind))
+    order = np.lexsort((ind, dist), axis=1)
+    return np.take_along_axis(dist, order, axis=1), np.take_along_axis(ind, order, axis=1)
 
 
 def _drop_self(dist, ind):

@@ -22,6 +22,7 @@ from ._auto import (
 )
 from ._criteria import CRITERIA, DEFAULT_CRITERION
 from ._feature_count import FeatureCountCurve, default_counts, suggest_n_features
+from ._large_data import select_large_file
 from ._n_clusters import estimate_n_clusters
 from ._random_subset import RandomSubsetTest, random_subset_test
 from ._recommend import (
@@ -55,6 +56,7 @@ __all__ = [
     "read_training_table",
     "scale_spread",
     "select_features",
+    "select_large_file",
     "selection_stability",
     "smallest_testable_count",
     "stability_from_selections",

@@ -15,10 +15,13 @@ from sklearn.utils.extmath import randomized_svd
 from ..._iterate import CLUSTER_GRAPH_CONSTRAINTS, ITERATIVE_CONSTRAINTS, ObjectiveTracker
 from ...base import BaseSelector, NumericalError, densify
 from ...graph import (
+    NEIGHBORS_ALGORITHMS,
     global_discriminative_laplacian,
     local_centered_kernels,
     local_discriminative_laplacian,
     local_regions,
+    refine_neighbors,
+    resolve_neighbors_algorithm,
     row_chunks,
     scatter_local_blocks,
     weighted_knn_graph,
@@ -282,8 +285,20 @@ class LGDFS(BaseSelector):
         the same group).
     eigen_solver : {"auto", "dense", "arpack", "lobpcg"}, default="auto"
         See :func:`ufsel.linalg.partial_eigh`.
+    neighbors_algorithm : {"auto", "exact", "approximate", "hnsw", "nndescent", "brute", \
+"kd_tree", "ball_tree"}, default="auto"
+        The neighbour search of the regions (Eq. 10). An exact search runs
+        afresh in every iteration. An approximate one (see
+        :func:`ufsel.graph.knn_graph`) searches in the first iteration only;
+        every later iteration warm-starts from the previous regions with one
+        round of NN-descent's local join in the new metric
+        (:func:`ufsel.graph.refine_neighbors`, O(n k^2 d)). ``"auto"`` is
+        exact below ``ufsel.graph.APPROX_NEIGHBORS_MIN_SAMPLES`` samples (or
+        with few features, or without an approximate backend) and approximate
+        above (:func:`ufsel.graph.resolve_neighbors_algorithm`).
     random_state : int, RandomState or None, default=None
-        Seeds the eigensolver's start vectors.
+        Seeds the eigensolver's start vectors and the approximate neighbour
+        search.
     {verbose}
 
     Attributes
@@ -318,7 +333,8 @@ class LGDFS(BaseSelector):
 
     1. regions: each sample and its ``n_neighbors`` nearest neighbours in the distance
        ``sqrt(sum_j z_j (x_j - x'_j)^2)`` (Eq. 10)
-       (:func:`ufsel.graph.weighted_knn_graph`);
+       (:func:`ufsel.graph.weighted_knn_graph`; with an approximate search, the
+       previous regions refined by a local join after the first iteration);
     2. L_l (Eq. 7) from n stacked k x k solves, sparse
        (:func:`ufsel.graph.local_discriminative_laplacian`);
     3. L_g (Eq. 5) as a linear operator through the Woodbury identity, never formed
@@ -364,7 +380,10 @@ class LGDFS(BaseSelector):
     residual tolerance 1e-5, the outer loop continuing the refinement), the products
     of ``L_g`` with the data use a single-precision copy of it (relative error about
     1e-7), the neighbour search is warm-started, and no dense n x n matrix is formed
-    when d <= n. No public code of the authors exists; the default follows the paper
+    when d <= n. The exact neighbour search costs O(n^2 d) per iteration and
+    dominates from a few thousand samples; the approximate one (the default from
+    ``APPROX_NEIGHBORS_MIN_SAMPLES`` samples) costs one approximate search plus
+    O(n k^2 d) per later iteration. No public code of the authors exists; the default follows the paper
     (fidelity guide, `What each default follows
     <../../guide/fidelity.html#what-each-default-follows>`__).
 
@@ -391,11 +410,12 @@ class LGDFS(BaseSelector):
         "lambda_global": [Interval(Real, 0, None, closed="neither")],
         "lambda_local": [Interval(Real, 0, None, closed="neither")],
         "eigen_solver": [StrOptions({"auto", "dense", "arpack", "lobpcg"})],
+        "neighbors_algorithm": [StrOptions(set(NEIGHBORS_ALGORITHMS))],
     }
 
     def __init__(self, n_features_to_select=None, *, n_clusters=5, alpha=1.0, lambda_global=1.0,
                  lambda_local=1.0, n_neighbors=5, max_iter=30, tol=1e-3, eigen_solver="auto",
-                 random_state=None, verbose=0):
+                 neighbors_algorithm="auto", random_state=None, verbose=0):
         super().__init__(n_features_to_select=n_features_to_select)
         self.n_clusters = n_clusters
         self.alpha = alpha
@@ -405,6 +425,7 @@ class LGDFS(BaseSelector):
         self.max_iter = max_iter
         self.tol = tol
         self.eigen_solver = eigen_solver
+        self.neighbors_algorithm = neighbors_algorithm
         self.random_state = random_state
         self.verbose = verbose
 
@@ -430,9 +451,14 @@ class LGDFS(BaseSelector):
         tracker = ObjectiveTracker(
             name, self.max_iter, self.tol,
             hint=f"lambda_global (got {lam_g}) / lambda_local (got {lam_l})", verbose=self.verbose)
+        approximate = resolve_neighbors_algorithm(self.neighbors_algorithm, X) == "approximate"
         for _ in range(self.max_iter):
-            _, ind = weighted_knn_graph(X, self.n_neighbors, z, random_state=rng,
-                                        init_indices=ind)
+            if approximate and ind is not None:  # warm start: a local join in the new metric
+                _, ind = refine_neighbors(X * np.sqrt(z), ind)
+            else:
+                _, ind = weighted_knn_graph(X, self.n_neighbors, z,
+                                            algorithm=self.neighbors_algorithm,
+                                            random_state=rng, init_indices=ind)
             regions = local_regions(ind)
             L_l, L_g, inv, blocks = _laplacians(X, z, regions, lam_g, lam_l, product_dtype=fast)
             Y, _ = lgdfs_embedding(L_l, L_g, alpha, self.n_clusters,
