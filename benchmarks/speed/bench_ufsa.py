@@ -59,6 +59,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 import ufsel.selectors.adaptive_graph._ufsa as ufsa_module  # private: needs public API (per-step timing hooks)
+import ufsel.selectors.adaptive_graph._ufsa_wstep as wstep_module  # private, as above
 from ufsel import UFSA
 from ufsel.datasets import load_dataset, make_mnist70k_like
 from ufsel.evaluation import evaluate_clustering
@@ -71,8 +72,8 @@ PAPER_SECONDS = {"jaffe": 1.9178, "umist": 5.3407}
 
 
 #: The steps timed by ``--step-times``: (owner, attribute, column name).
-STEPS = [(ufsa_module._WStep, "matrix", "W matrix"),
-         (ufsa_module, "stiefel_quadratic", "W solve"),
+STEPS = [(wstep_module.WStepQuadratic, "matrix", "W matrix"),
+         (wstep_module, "stiefel_quadratic", "W solve"),
          (ufsa_module, "two_hop_candidates", "two-hop"),
          (ufsa_module, "adaptive_neighbors", "S-step"),
          (ufsa_module, "ufsa_objective", "objective")]
