@@ -18,9 +18,9 @@ from ...graph import (
     sorted_candidate_distances,
     two_hop_candidates,
 )
-from ...linalg import column_mean_var, l2p_norm, l2p_reweight, polar_factor
+from ...linalg import column_mean_var, l2p_norm, l2p_reweight
 from ...utils import threads_for
-from ._ufsa_wstep import SOLVERS, WStepSolver, resolve_solver
+from ._ufsa_wstep import SOLVERS, WStepSolver, resolve_solver, row_space_basis
 
 __all__ = ["UFSA", "ufsa_objective"]
 
@@ -130,6 +130,15 @@ class UFSA(BaseSelector):
     s_step : {"auto", "exact", "two_hop"}, default="auto"
         Candidate points of the S-step (see Notes); ``"auto"``
         is ``"exact"`` up to 20,000 samples and ``"two_hop"`` above.
+    w_space : {"full", "row_space"}, default="full"
+        Where W lives. ``"full"``: all of R^{d x c}, the paper's form.
+        ``"row_space"``: W restricted to the row space of the centred (scaled)
+        data, ``W = Q V`` with Q an orthonormal basis of that space, so that no
+        part of W lies in the null space of ``H X``, where only the l2,1 term
+        sees it (see Notes). The W-steps then run on an r x r matrix, r the
+        rank of ``H X`` (at most n - 1), with ``solver`` ``"auto"``,
+        ``"dense"`` or ``"cholesky"``. On data whose centred columns are
+        linearly independent (d < n, as a rule) the two are the same problem.
     random_state : int, RandomState or None, default=None
         Seeds the random initial F (W starts from it, see step 1).
     verbose : int, default=0
@@ -243,6 +252,14 @@ class UFSA(BaseSelector):
     - The S-step's distances are computed from differences and equal distances are
       ordered by index, so the neighbours do not depend on the search's rounding. The
       W-step, and a whole fit on a small problem, run on one BLAS thread.
+    - The graph and regression terms see W only through ``H X W`` (b absorbs the
+      mean). With more features than samples (d > n) the null space of ``H X`` has
+      dimension at least d - n + 1, and the part of W in it changes neither term:
+      the l2,1 term alone spreads W over those directions, and the paper's form
+      ranks features largely by how it does. ``w_space="row_space"`` restricts W to
+      the row space of ``H X``, where every direction of W changes ``H X W``; see
+      the fidelity guide,
+      `UFSA on wide data <../../guide/fidelity.html#ufsa-on-wide-data>`__.
     - ``s_step="two_hop"`` restricts row i of the S-step to its current neighbours
       and their neighbours (one local-join round of NN-descent,
       :func:`ufsel.graph.two_hop_candidates`). The current support is among the
@@ -314,6 +331,7 @@ class UFSA(BaseSelector):
         "w_max_iter": [Interval(Integral, 1, None, closed="left")],
         "solver": [StrOptions({"auto", *SOLVERS})],
         "s_step": [StrOptions({"auto", "exact", "two_hop"})],
+        "w_space": [StrOptions({"full", "row_space"})],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
@@ -321,7 +339,7 @@ class UFSA(BaseSelector):
     def __init__(self, n_features_to_select=None, *, n_clusters=5, alpha=1.0, gamma=1.0,
                  n_neighbors=15, standardize=True, lambda_update="adaptive", eps=1e-10,
                  max_iter=300, tol=1e-4, w_tol=1e-11, w_max_iter=1000, solver="auto",
-                 s_step="auto", random_state=None, verbose=0):
+                 s_step="auto", w_space="full", random_state=None, verbose=0):
         super().__init__(n_features_to_select=n_features_to_select)
         self.n_clusters = n_clusters
         self.alpha = alpha
@@ -336,6 +354,7 @@ class UFSA(BaseSelector):
         self.w_max_iter = w_max_iter
         self.solver = solver
         self.s_step = s_step
+        self.w_space = w_space
         self.random_state = random_state
         self.verbose = verbose
 
@@ -387,10 +406,21 @@ class UFSA(BaseSelector):
         alpha, gamma, eps = self.alpha, self.gamma, self.eps
         rng = check_random_state(self.random_state)
         X, keep, scale = self._prepare(X)
-        dk = X.shape[1]
+        basis = row_space_basis(X) if self.w_space == "row_space" else None
+        dk = X.shape[1] if basis is None else basis.shape[1]
+        if basis is not None:
+            if dk < c:
+                raise ValueError(
+                    f"UFSA with w_space='row_space' needs n_clusters <= the rank of X, got "
+                    f"n_clusters={c} with rank {dk}. Pass n_clusters <= {dk}.")
+            if self.solver in ("pushthrough", "operator"):
+                raise ValueError(
+                    f"UFSA with w_space='row_space' forms the W-step's matrix in the row "
+                    f"space; solver={self.solver!r} does not. Pass solver='auto', 'dense' or "
+                    "'cholesky'.")
         solver = resolve_solver(self.solver, n, dk, c, gamma)
         w_step = WStepSolver(X, alpha, gamma, solver, w_tol=self.w_tol,
-                             w_max_iter=self.w_max_iter, serial=serial)
+                             w_max_iter=self.w_max_iter, serial=serial, basis=basis)
         X = w_step.X
         step = w_step.quadratic
         adaptive = self.lambda_update == "adaptive"
@@ -401,7 +431,7 @@ class UFSA(BaseSelector):
         d2, ind = sorted_candidate_distances(X, ind)
         S, _ = can_weights(d2[:, :k + 1], ind[:, :k + 1], k)
         F = rng.uniform(0.0, 1.0, size=(n, c))
-        W = polar_factor(step.xthf(F))
+        W = w_step.start(F)
         lambdas = None
         n_candidates = None
         track = ObjectiveTracker("UFSA", self.max_iter, self.tol, verbose=self.verbose,

@@ -19,6 +19,7 @@ from scipy.sparse import linalg as splinalg
 from threadpoolctl import threadpool_limits
 
 from ...linalg import (
+    centered_row_space,
     column_mean_var,
     gram_matrix,
     graph_quadratic,
@@ -27,7 +28,7 @@ from ...linalg import (
     stiefel_quadratic,
 )
 
-__all__ = ["SOLVERS", "WStepQuadratic", "WStepSolver", "resolve_solver"]
+__all__ = ["SOLVERS", "WStepQuadratic", "WStepSolver", "resolve_solver", "row_space_basis"]
 
 #: The W-step solvers (the ``solver`` parameter's values besides ``"auto"``).
 SOLVERS = ("dense", "cholesky", "pushthrough", "operator")
@@ -137,12 +138,17 @@ def _half_laplacian(S):
 class WStepQuadratic:
     """The quadratic of the W-step, ``A = 2 X^T L_s X + alpha X^T H X + gamma diag(g)``, as
     a dense matrix (``dense=True``) or as products only, with its diagonal (for the
-    trust-region preconditioner), and ``A^{-1}`` by the Woodbury identity for d > n."""
+    trust-region preconditioner), and ``A^{-1}`` by the Woodbury identity for d > n.
 
-    def __init__(self, X, alpha, dense):
+    With ``basis`` Q (d x r, orthonormal columns; X then holds the coordinates ``X Q``)
+    the quadratic is ``Q^T A Q``, the W-step's restricted to ``W = Q V``: its l2,1 term
+    is ``gamma Q^T diag(g) Q`` (dense only)."""
+
+    def __init__(self, X, alpha, dense, basis=None):
         self.X = X
         self.alpha = alpha
         self.dense = dense
+        self.basis = basis
         self.mu = np.asarray(X.mean(axis=0)).ravel()
         self.n = X.shape[0]
         if dense:
@@ -251,7 +257,12 @@ class WStepQuadratic:
             XtKX = X.T @ KX
             XtKX = XtKX.toarray() if sparse.issparse(XtKX) else np.asarray(XtKX)
             A = (XtKX + XtKX.T) + self.alpha * self.XtHX
-            A[np.diag_indices(d)] += gamma * g
+            if self.basis is None:
+                A[np.diag_indices(d)] += gamma * g
+            else:
+                Q = self.basis
+                penalty = Q.T @ (Q * (gamma * g)[:, None])
+                A += 0.5 * (penalty + penalty.T)
             return A, None
         L = _sym_laplacian(S)
         diag = 2.0 * graph_quadratic(X, L) + self.alpha * self.diag_xthx + gamma * g
@@ -296,9 +307,17 @@ class WStepSolver:
     serial : bool
         Whether the fit already runs on one BLAS thread (otherwise each W-step is put
         on one: its products are d x c blocks, too small for threads to pay off).
+    basis : ndarray of shape (d, r), optional
+        Orthonormal columns spanning the subspace W is restricted to (``W = Q V``, see
+        :func:`row_space_basis`); the W-steps then run on the r x r quadratic
+        ``Q^T A Q`` (``"dense"`` or ``"cholesky"`` only). W and g stay in the d
+        features.
     """
 
-    def __init__(self, X, alpha, gamma, solver, *, w_tol, w_max_iter, serial):
+    def __init__(self, X, alpha, gamma, solver, *, w_tol, w_max_iter, serial, basis=None):
+        if basis is not None and solver not in ("dense", "cholesky"):
+            raise ValueError(  # pragma: no cover - resolved by the caller
+                f"a W-step restricted to a basis needs a formed matrix, got {solver!r}")
         n, d = X.shape
         # the operator solver's alternative, A's diagonal as the preconditioner, needs
         # many more trust-region iterations when d > n
@@ -313,7 +332,9 @@ class WStepSolver:
         self.solver = solver
         self.gamma = gamma
         self.w_tol, self.w_max_iter, self.serial = w_tol, w_max_iter, serial
-        self.quadratic = WStepQuadratic(X, alpha, dense=(solver != "operator"))
+        self.basis = basis
+        self.quadratic = WStepQuadratic(X if basis is None else np.asarray(X @ basis), alpha,
+                                        dense=(solver != "operator"), basis=basis)
         self._operands = {"dense": self._dense, "cholesky": self._cholesky,
                           "pushthrough": self._pushthrough,
                           "operator": self._operator}[solver]
@@ -358,8 +379,14 @@ class WStepSolver:
         A, diag = self.quadratic.matrix(S, g, self.gamma)
         return A, diag, None, None
 
+    def start(self, F):
+        """The initial W, the polar factor of ``X^T H F`` (in the basis' span, if any)."""
+        W = polar_factor(self.quadratic.xthf(F))
+        return W if self.basis is None else self.basis @ W
+
     def __call__(self, S, g, B, W):
-        """One W-step from W, for the graph S, the l2,1 weights g and ``B = alpha X^T H F``.
+        """One W-step from W, for the graph S, the l2,1 weights g and ``B = alpha X^T H F``
+        (B in the basis' coordinates, ``alpha Q^T X^T H F``, when there is one).
 
         Returns
         -------
@@ -370,6 +397,8 @@ class WStepSolver:
             Whether the Riemannian gradient met ``w_tol`` within ``w_max_iter``.
         """
         first = self._last_iterations is None
+        if self.basis is not None:
+            W = self.basis.T @ W
         A, diag, eig, inverse = self._operands(S, g)
         if first and eig is not None:
             # The first W-step starts in the span of A's c smallest eigenvectors, rotated
@@ -385,4 +414,30 @@ class WStepSolver:
                 A, B, W, method="trust_region", max_iter=self.w_max_iter, gtol=self.w_tol,
                 return_converged=True, eig=eig, diag=diag, inverse=inverse)
         self._last_iterations = len(history) - 1
+        if self.basis is not None:
+            W = self.basis @ W
         return W, self._last_iterations, converged
+
+
+def row_space_basis(X):
+    """An orthonormal basis Q (d x r) of the row space of the centred X, r its numerical
+    rank (at most n - 1).
+
+    UFSA's graph and regression terms see W only through ``H X W`` (the intercept b
+    absorbs the mean), so a direction of W outside this space changes no term but the
+    l2,1 penalty. For d > n by :func:`ufsel.linalg.centered_row_space` (the n x n
+    centred Gram matrix); otherwise from the eigenvectors of the d x d
+    ``X^T H X`` with eigenvalues above ``lambda_max max(n, d) eps``, the same
+    threshold (on data of full column rank: all of R^d, rotated).
+    """
+    n, d = X.shape
+    if d > n:
+        return centered_row_space(X)
+    mu = np.asarray(X.mean(axis=0)).ravel()
+    if sparse.issparse(X):
+        C = gram_matrix(X, owner="UFSA") - n * np.outer(mu, mu)
+    else:
+        C = gram_matrix(X - mu, owner="UFSA")
+    lam, U = linalg.eigh(0.5 * (C + C.T), check_finite=False)
+    keep = lam > max(lam[-1], 0.0) * max(n, d) * np.finfo(np.float64).eps
+    return np.ascontiguousarray(U[:, keep])
