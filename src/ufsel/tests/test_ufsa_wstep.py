@@ -2,6 +2,7 @@
 
 import warnings
 
+import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 
@@ -92,3 +93,23 @@ def test_w_step_warning_goes_through_the_shared_path():
                                                 r"w_max_iter=1 .*w_step_converged_"):
         UFSA(5, n_clusters=3, n_neighbors=5, max_iter=3, tol=0.0, w_max_iter=1,
              random_state=0).fit(X)
+
+
+def test_dense_input_with_few_non_zeros_is_fitted_as_sparse():
+    from scipy import sparse
+
+    from ufsel.selectors.adaptive_graph._ufsa import _fit_as_sparse
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 200)) * (rng.random((60, 200)) < 0.03)
+    X[:, :2] += rng.standard_normal((60, 2))  # two dense columns: 4 % in all
+    assert _fit_as_sparse(X)
+    assert not _fit_as_sparse(np.where(rng.random((60, 200)) < 0.06, 1.0, 0.0))
+    kw = dict(n_clusters=3, n_neighbors=5, max_iter=8, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        a = UFSA(10, **kw).fit(X)
+        b = UFSA(10, **kw).fit(sparse.csr_matrix(X))
+    # the same fit, bit for bit
+    np.testing.assert_array_equal(a.objective_, b.objective_)
+    np.testing.assert_array_equal(a.scores_, b.scores_)

@@ -30,6 +30,16 @@ __all__ = ["UFSA", "ufsa_objective"]
 _EXACT_S_STEP_MAX = 20_000
 #: ... hopping through each point's this many strongest neighbours.
 _HOP_DEGREE = 8
+#: Dense input with at most this share of non-zero entries is fitted as a CSR matrix: a
+#: sparse product costs about 2 nnz flops at a rate several times below dense BLAS's, so
+#: at 5 % it is still at least twice cheaper, and the Gram matrices (X G^-1 X^T of the
+#: push-through W-steps, X^T X) follow the non-zeros instead of n^2 d or n d^2.
+_SPARSE_MAX_DENSITY = 0.05
+
+
+def _fit_as_sparse(X):
+    """Whether dense X is fitted as a CSR matrix (see _SPARSE_MAX_DENSITY)."""
+    return np.count_nonzero(X) <= _SPARSE_MAX_DENSITY * X.size
 
 
 def ufsa_objective(X, W, b, F, S, lambdas, alpha, gamma, eps=1e-10):
@@ -76,7 +86,8 @@ class UFSA(BaseSelector):
     after projection, F is regressed on the projection, and an l2,1 penalty makes W
     row-sparse (Yan and Wang, 2018 [1]_). Features are ranked by the row norms of W.
 
-    Sparse input stays sparse. Constant features are left out and scored 0.
+    Sparse input stays sparse, and dense input with at most 5 % non-zero entries is
+    fitted as a sparse matrix. Constant features are left out and scored 0.
 
     Parameters
     ----------
@@ -378,6 +389,8 @@ class UFSA(BaseSelector):
         if not sparse.issparse(X):
             # C order: the inexact W-steps must not depend on the memory layout.
             X = np.ascontiguousarray(X)
+            if _fit_as_sparse(X):
+                X = sparse.csr_matrix(X)
         _, var = column_mean_var(X)
         std = np.sqrt(var)
         keep = std > 1e-12 * max(float(std.max()), np.finfo(float).tiny)
