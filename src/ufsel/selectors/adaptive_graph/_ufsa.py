@@ -297,7 +297,10 @@ class UFSA(BaseSelector):
     ``solver="pushthrough"`` uses that for every W-step except the first and any
     after one of more than 15 trust-region iterations, which are decomposed. These
     preconditioners assume a gap above A's c smallest eigenvalues; a very small
-    gamma makes the inner iterations multiply. Every solver takes each W-step to
+    gamma makes the inner iterations multiply. With ``w_space="row_space"`` the basis Q
+    (d x r) comes from one eigendecomposition of the n x n centred Gram matrix (d > n,
+    O(n^2 d + n^3)) and every W-step forms and solves the r x r ``Q^T A Q``
+    (O(n r^2 + d r^2)), whatever d. Every solver takes each W-step to
     ``w_tol``, so the solvers, and sparse and dense X, give the same result to that
     tolerance. The paper has no public code; see the fidelity guide,
     `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__.
