@@ -18,9 +18,19 @@ each fit it prints and writes
   ``--n-features`` top features,
 
 and the mean and standard deviation of the same NMI on ``--random-subsets`` random
-feature subsets of that size (seeds 0, 1, ...). The leaderboard protocol (ACC over the
-whole grid of counts, against the random baseline, both protocols) is run separately
-with ``ufsel bench benchmarks/studies/ufsa_row_space.toml`` (see the study note).
+feature subsets of that size (seeds 0, 1, ...).
+
+The leaderboard protocol (ACC over the grid of counts against the random baseline, both
+protocols) runs through the benchmark runner::
+
+    ufsel bench benchmarks/studies/ufsa_row_space.toml --out OUT
+    python benchmarks/studies/ufsa_row_space.py --board OUT [--out table.csv]
+
+``--board OUT`` only prints the table: for each data set and protocol, the mean ACC over
+the grid of the paper's form (the checked-in leaderboard's ``ufsa`` row of
+``vs_random.csv``), of ``w_space="row_space"`` (OUT's ``ufsa_row_space`` row) and of the
+random subsets, and each one's outcome against random (win / tie / loss, the
+leaderboard's paired test).
 """
 
 from __future__ import annotations
@@ -86,14 +96,57 @@ def nmi(X, y, cols):
     return evaluate_clustering(X[:, cols], y, n_runs=10, random_state=0)["nmi_mean"]
 
 
+BOARD_FIELDS = ("dataset", "protocol", "full_status", "full_acc", "full_outcome", "row_status",
+                "row_acc", "row_outcome", "random_acc")
+LEADERBOARD = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                           "results", "leaderboard", "vs_random.csv")
+
+
+def board_table(out_dir):
+    """Rows of the leaderboard-protocol comparison (see the module docstring)."""
+    def read(path, method):
+        with open(path, newline="", encoding="utf-8") as fh:
+            return {(r["dataset"], r["protocol"]): r for r in csv.DictReader(fh)
+                    if r["method"] == method and r["metric"] == "acc"
+                    and r["grid"] == "fseval_small"}
+
+    full = read(LEADERBOARD, "ufsa")
+    row = read(os.path.join(out_dir, "vs_random.csv"), "ufsa_row_space")
+    rows = []
+    for key in sorted(row, key=lambda k: (k[1], k[0])):
+        f, r = full.get(key, {}), row[key]
+
+        def acc(x):
+            return round(float(x), 4) if x not in ("", None) else ""
+
+        rows.append(dict(dataset=key[0], protocol=key[1], full_status=f.get("status", ""),
+                         full_acc=acc(f.get("method_mean")), full_outcome=f.get("outcome", ""),
+                         row_status=r["status"], row_acc=acc(r["method_mean"]),
+                         row_outcome=r["outcome"], random_acc=acc(r["random_mean"])))
+    return rows
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--board", default=None,
+                    help="results folder of ufsa_row_space.toml: print the protocol table")
     ap.add_argument("--datasets", nargs="*", default=None)
     ap.add_argument("--n-features", type=int, default=30)
     ap.add_argument("--random-subsets", type=int, default=20)
     ap.add_argument("--cap", type=float, default=120.0, help="CPU seconds per fit")
     ap.add_argument("--out", default=None, help="CSV file for the table")
     args = ap.parse_args(argv)
+    if args.board:
+        rows = board_table(args.board)
+        print(" | ".join(BOARD_FIELDS))
+        for r in rows:
+            print(" | ".join(str(r[f]) for f in BOARD_FIELDS))
+        if args.out:
+            with open(args.out, "w", newline="", encoding="utf-8") as fh:
+                w = csv.DictWriter(fh, fieldnames=BOARD_FIELDS)
+                w.writeheader()
+                w.writerows(rows)
+        return
     if not os.environ.get("UFSEL_DATA"):
         sys.exit("set UFSEL_DATA to the directory holding the .mat files")
     board = leaderboard_datasets()
