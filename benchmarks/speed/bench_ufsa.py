@@ -3,7 +3,8 @@
     UFSEL_DATA=/path/to/shared/data PYTHONPATH=src python benchmarks/speed/bench_ufsa.py \
         [--datasets jaffe umist coil20] [--mnist70k] [--repeats 3] [--w-max-iter 1000 5000] \
         [--evaluate] [--solver auto|dense|operator] [--n-clusters C] \
-        [--lambda-update fixed|adaptive] [--protocol n_classes|label_free] [--profile-top 15]
+        [--lambda-update fixed|adaptive] [--protocol n_classes|label_free] [--profile-top 15] \
+        [--max-iter N]
 
 Default settings of :class:`ufsel.UFSA` (alpha = gamma = 1, k = 15, max_iter,
 tol, w_tol, w_max_iter at their defaults) with c = the number of classes. For
@@ -29,7 +30,10 @@ take the dense ones).
 the leaderboard's cells (one fit on the raw data; the count selected does not change it).
 
 After the timed fits, one more fit of each setting runs under cProfile and the
-``--profile-top`` functions with the most internal time are printed (0: none).
+``--profile-top`` functions with the most internal time are printed (0: none), with
+the fit's CPU time and its cumulative-time table (the steps' shares). ``--repeats 0``
+runs the profiled fit only; ``--max-iter N`` stops every fit after N outer iterations
+(the cost per iteration of a fit that would not finish soon).
 
 ``--mnist70k`` adds :func:`ufsel.datasets.make_mnist70k_like` (70,000 x 784,
 c = 10; needs mnist10k.mat), the size of the 5-minute acceptance target.
@@ -59,6 +63,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 import ufsel.selectors.adaptive_graph._ufsa as ufsa_module  # private: needs public API (per-step timing hooks)
+import ufsel.selectors.adaptive_graph._ufsa_wstep as wstep_module  # private, as above
 from ufsel import UFSA
 from ufsel.datasets import load_dataset, make_mnist70k_like
 from ufsel.evaluation import evaluate_clustering
@@ -71,8 +76,8 @@ PAPER_SECONDS = {"jaffe": 1.9178, "umist": 5.3407}
 
 
 #: The steps timed by ``--step-times``: (owner, attribute, column name).
-STEPS = [(ufsa_module._WStep, "matrix", "W matrix"),
-         (ufsa_module, "stiefel_quadratic", "W solve"),
+STEPS = [(wstep_module.WStepQuadratic, "matrix", "W matrix"),
+         (wstep_module, "stiefel_quadratic", "W solve"),
          (ufsa_module, "two_hop_candidates", "two-hop"),
          (ufsa_module, "adaptive_neighbors", "S-step"),
          (ufsa_module, "ufsa_objective", "objective")]
@@ -122,14 +127,20 @@ def print_profile(X, c, top, **params):
     prof = cProfile.Profile()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
+        c0 = time.process_time()
         prof.enable()
-        UFSA(50, n_clusters=c, random_state=0, **params).fit(X)
+        sel = UFSA(50, n_clusters=c, random_state=0, **params).fit(X)
         prof.disable()
-    out = io.StringIO()
-    pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(top)
-    text = out.getvalue()
-    print("profile (internal time, one more fit):")
-    print(text[text.find("   ncalls"):].rstrip(), flush=True)
+        cpu = time.process_time() - c0
+    print(f"profiled fit: cpu {cpu:.2f} s (with the profiler), solver={sel.solver_}, "
+          f"n_iter={sel.n_iter_}, W-step iterations {int(sel.w_step_iter_.sum())}, "
+          f"objective {sel.objective_[-1]:.10g}")
+    for key, title in (("tottime", "internal"), ("cumulative", "cumulative")):
+        out = io.StringIO()
+        pstats.Stats(prof, stream=out).sort_stats(key).print_stats(top)
+        text = out.getvalue()
+        print(f"profile ({title} time, one more fit):")
+        print(text[text.find("   ncalls"):].rstrip(), flush=True)
 
 
 def bench(name, X, c, repeats, step_times=False, y=None, **params):
@@ -187,6 +198,8 @@ def main(argv=None):
                     help="c from the leaderboard's summary.json for this protocol")
     ap.add_argument("--profile-top", type=int, default=15,
                     help="print this many functions of a profiled fit (0: no profile)")
+    ap.add_argument("--max-iter", type=int, default=None,
+                    help="UFSA's max_iter (default: its default)")
     ap.add_argument("--step-times", action="store_true",
                     help="print the time of each step per outer iteration (last fit)")
     args = ap.parse_args(argv)
@@ -195,7 +208,8 @@ def main(argv=None):
     print(f"load average before: {' '.join(f'{v:.1f}' for v in os.getloadavg())} "
           f"(shared machine, {os.cpu_count()} cores)", flush=True)
     lambda_update = {} if args.lambda_update is None else {"lambda_update": args.lambda_update}
-    extra = {**({} if args.solver is None else {"solver": args.solver}), **lambda_update}
+    extra = {**({} if args.solver is None else {"solver": args.solver}),
+             **({} if args.max_iter is None else {"max_iter": args.max_iter}), **lambda_update}
     clusters = {}
     if args.protocol:
         clusters = {k: v["n_clusters"][args.protocol]
@@ -205,8 +219,9 @@ def main(argv=None):
         c = args.n_clusters or clusters.get(name) or np.unique(b.target).size
         for w in args.w_max_iter:
             params = {**({} if w is None else {"w_max_iter": w}), **extra}
-            bench(name, b.data, c, args.repeats, args.step_times,
-                  y=b.target if args.evaluate else None, **params)
+            if args.repeats > 0:
+                bench(name, b.data, c, args.repeats, args.step_times,
+                      y=b.target if args.evaluate else None, **params)
             if args.profile_top > 0:
                 print_profile(b.data, c, args.profile_top, **params)
     if args.mnist70k:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import time
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval
 
 from .base import NumericalError, warn_not_converged
@@ -18,6 +20,7 @@ __all__ = [
     "relative_change",
     "report_iteration",
     "safeguarded_multiplicative",
+    "warn_steps_not_converged",
 ]
 
 
@@ -157,3 +160,20 @@ class PerCountRankingsMixin:
         self.set_params(n_features_to_select=largest).fit(X)
         rankings[largest] = self.ranking_.copy()
         return rankings
+
+
+def warn_steps_not_converged(owner, steps, max_iter_name, max_iter, tol_name, tol, *,
+                             attribute):
+    """Emit the ConvergenceWarning of an inner solver that stopped short in some steps.
+
+    ``steps`` names them (``"3 of 40 W-steps"``); ``max_iter_name`` / ``tol_name`` are the
+    parameters that bound them and ``attribute`` the fitted attribute that says which.
+    The companion of :func:`~ufsel.base.warn_not_converged`, for the outer iterations.
+    """
+    warnings.warn(
+        f"{owner}: {steps} stopped at {max_iter_name}={max_iter} iterations (or could not "
+        f"decrease further) before meeting {tol_name}={tol:g} (see {attribute}). "
+        f"Increase {max_iter_name} or {tol_name}.",
+        ConvergenceWarning,
+        stacklevel=4,
+    )

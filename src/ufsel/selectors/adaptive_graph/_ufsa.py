@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from scipy import linalg, sparse
-from scipy.sparse import linalg as splinalg
-from sklearn.exceptions import ConvergenceWarning
+from scipy import sparse
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from threadpoolctl import threadpool_limits
 
-from ..._iterate import ObjectiveTracker
-from ...base import BaseSelector, warn_not_converged
+from ..._iterate import ObjectiveTracker, warn_steps_not_converged
+from ...base import BaseSelector
 from ...graph import (
     adaptive_neighbors,
     can_weights,
@@ -23,128 +18,29 @@ from ...graph import (
     sorted_candidate_distances,
     two_hop_candidates,
 )
-from ...linalg import (
-    column_mean_var,
-    gram_matrix,
-    graph_quadratic,
-    l2p_norm,
-    l2p_reweight,
-    polar_factor,
-    sparse_dense_matmul,
-    stiefel_quadratic,
-)
+from ...linalg import column_mean_var, l2p_norm, l2p_reweight
 from ...utils import threads_for
 from ...utils._deprecation import renamed_attribute
+from ._ufsa_wstep import SOLVERS, WStepSolver, resolve_solver, row_space_basis
 
 __all__ = ["UFSA", "ufsa_objective"]
 
-#: ``solver="auto"`` applies the d x d matrix of the W-step implicitly when
-#: d exceeds both n and this many features.
-_OPERATOR_MIN_D = 2048
 #: ``s_step="auto"`` restricts the S-step to two-hop candidates above this many
 #: samples (an exact k-NN search among all n points in every S-step grows like n^2
 #: where k-d trees prune poorly).
 _EXACT_S_STEP_MAX = 20_000
 #: ... hopping through each point's this many strongest neighbours.
 _HOP_DEGREE = 8
-#: With d > n the W-steps may invert A by an n x n push-through (Woodbury) system,
-#: up to this many samples (see _use_pushthrough).
-_PUSHTHROUGH_MAX_N = 4096
-#: Inner conjugate-gradient iterations per outer iteration assumed by _use_pushthrough
-#: (the order of what pushed-through fits with c = the number of classes take).
-_INNER_PER_OUTER = 50
+#: Dense input with at most this share of non-zero entries is fitted as a CSR matrix: a
+#: sparse product costs about 2 nnz flops at a rate several times below dense BLAS's, so
+#: at 5 % it is still at least twice cheaper, and the Gram matrices (X G^-1 X^T of the
+#: push-through W-steps, X^T X) follow the non-zeros instead of n^2 d or n d^2.
+_SPARSE_MAX_DENSITY = 0.05
 
 
-#: With ``solver="pushthrough"``, a W-step after one that took more than this many
-#: trust-region iterations (its start was far from its minimum: the first W-steps, while
-#: F moves away from its random start) runs in A's eigenbasis: one d x d decomposition,
-#: then iterations that cost O(d c^2), against O(n d c) and an n x n solve per inner step
-#: pushed through.
-_EIGENBASIS_AFTER_ITERATIONS = 15
-
-
-def _use_pushthrough(n, d, c):
-    """Whether ``solver="auto"`` takes the push-through W-steps (``"pushthrough"``)
-    rather than A's eigendecomposition (``"dense"``), for d <= max(n, 2048).
-
-    Only for d > n and n <= _PUSHTHROUGH_MAX_N, and when the inner iterations'
-    products, about ``4 n d c + 2 n^2 c`` flops each, ``_INNER_PER_OUTER`` of them per
-    W-step, cost less than the d x d eigendecomposition (``d^3``, a lower count than
-    LAPACK's, which runs at a higher rate). Wide data with few clusters passes the
-    test; data with d close to n, or many clusters, does not.
-    """
-    if d <= n or n > _PUSHTHROUGH_MAX_N:
-        return False
-    return _INNER_PER_OUTER * (4 * n * d * c + 2 * n * n * c) < d ** 3
-
-
-def _use_cholesky(d, c):
-    """Whether ``solver="auto"`` takes the Cholesky-preconditioned W-steps
-    (``"cholesky"``) rather than A's eigendecomposition (``"dense"``).
-
-    Both form A. The eigendecomposition costs about ``9 d^3`` flops (divide and
-    conquer, all vectors); the factorisation ``d^3 / 3``, then each inner iteration
-    two triangular solves and a product with A, ``4 d^2 c``, against ``O(d c^2)`` in the
-    eigenbasis. With ``_INNER_PER_OUTER`` inner iterations per W-step, the factor pays
-    off when ``_INNER_PER_OUTER * 4 d^2 c < 2 d^3`` (a margin for LAPACK's higher rate
-    in the decomposition): few columns c against many features d.
-    """
-    return _INNER_PER_OUTER * 4 * c < 2 * d
-
-
-def _resolve_solver(solver, n, d, c, gamma):
-    """The solver a fit uses: ``"auto"`` resolved (``"operator"`` when d > max(n, 2048),
-    ``"pushthrough"`` when :func:`_use_pushthrough`, ``"cholesky"`` when
-    :func:`_use_cholesky`, else ``"dense"``), and ``"pushthrough"`` and ``"cholesky"``
-    replaced by ``"dense"`` where their inverse does not exist (d <= n for the Woodbury
-    inverse; gamma = 0 for both, so that G = gamma diag(g) is not positive and A may
-    be singular)."""
-    if solver == "auto":
-        solver = ("operator" if d > max(n, _OPERATOR_MIN_D)
-                  else "pushthrough" if _use_pushthrough(n, d, c)
-                  else "cholesky" if _use_cholesky(d, c) else "dense")
-    if (solver == "pushthrough" and d <= n) or (solver in ("pushthrough", "cholesky")
-                                                and gamma == 0):
-        solver = "dense"
-    return solver
-
-
-def _cholesky_inverse(A):
-    """``R -> A^{-1} R`` from A's Cholesky factor (A kept), or None when A is not
-    numerically positive definite."""
-    try:
-        factor = linalg.cho_factor(A, lower=True, check_finite=False)
-    except linalg.LinAlgError:
-        return None
-
-    def inverse(R):
-        return linalg.cho_solve(factor, R, check_finite=False)
-
-    return inverse
-
-
-def _fortran(X):
-    return X.flags.f_contiguous and not X.flags.c_contiguous
-
-
-def _sym_laplacian(S):
-    """``L_s = D_s - (S + S^T) / 2`` (sparse), D_s the degrees of the symmetrised S."""
-    Ssym = 0.5 * (S + S.T)
-    deg = np.asarray(Ssym.sum(axis=1)).ravel()
-    return (sparse.diags(deg) - Ssym).tocsr()
-
-
-def _half_laplacian(S):
-    """``K = D_s - S`` (sparse), with ``X^T L_s X = sym(X^T K X)``.
-
-    ``X^T L_s X = X^T D_s X - (X^T S X + X^T S^T X) / 2`` and ``X^T S^T X`` is the
-    transpose of ``X^T S X``, so the symmetric part of ``X^T (D_s - S) X`` is the
-    graph term. K has the non-zeros of S and the diagonal, about half those of
-    ``L_s`` (S + S^T), which halves the sparse product ``K X``, the dearest part of
-    the W-step's matrix at large n.
-    """
-    deg = 0.5 * (np.asarray(S.sum(axis=1)).ravel() + np.asarray(S.sum(axis=0)).ravel())
-    return (sparse.diags(deg) - S).tocsr()
+def _fit_as_sparse(X):
+    """Whether dense X is fitted as a CSR matrix (see _SPARSE_MAX_DENSITY)."""
+    return np.count_nonzero(X) <= _SPARSE_MAX_DENSITY * X.size
 
 
 def ufsa_objective(X, W, b, F, S, lambdas, alpha, gamma, eps=1e-10):
@@ -182,137 +78,6 @@ def ufsa_objective(X, W, b, F, S, lambdas, alpha, gamma, eps=1e-10):
     return graph + smooth + alpha * float(np.sum(R * R)) + gamma * l2p_norm(W, 1.0, eps)
 
 
-class _WStep:
-    """The quadratic of the W-step, ``A = 2 X^T L_s X + alpha X^T H X + gamma diag(g)``, as
-    a dense matrix (d small) or as products only with its diagonal (d large, for the
-    trust-region preconditioner)."""
-
-    def __init__(self, X, alpha, dense):
-        self.X = X
-        self.alpha = alpha
-        self.dense = dense
-        self.mu = np.asarray(X.mean(axis=0)).ravel()
-        self.n = X.shape[0]
-        if dense:
-            if sparse.issparse(X):
-                C = gram_matrix(X, owner="UFSA")
-                C -= self.n * np.outer(self.mu, self.mu)
-            else:
-                # Centre first: X^T X - n mu mu^T cancels when |mean| >> std.
-                Xc = X - self.mu
-                C = gram_matrix(Xc, owner="UFSA")
-            self.XtHX = 0.5 * (C + C.T)
-        else:
-            # diag(X^T H X)_k = n var_k, for the trust-region preconditioner
-            self.diag_xthx = self.n * column_mean_var(X)[1]
-
-    def center(self, U):
-        return U - U.mean(axis=0)
-
-    def xthf(self, F):
-        """``X^T H F``."""
-        return np.asarray(self.X.T @ self.center(F))
-
-    def apply_n(self, L, U):
-        """``N U`` for an (n, k) block, ``N = 2 L_s + alpha H`` (L the graph Laplacian L_s)."""
-        return 2.0 * (L @ U) + self.alpha * self.center(U)
-
-    def xv(self, V):
-        """``X V``; with a Fortran-ordered X as ``(V^T X^T)^T``, whose output has n columns
-        (faster with OpenBLAS)."""
-        X = self.X
-        if sparse.issparse(X):
-            return np.asarray(X @ V)
-        return (V.T @ X.T).T if _fortran(X) else X @ V
-
-    def xtu(self, U):
-        """``X^T U``; with a Fortran-ordered X as ``(U^T X)^T`` (faster with OpenBLAS)."""
-        X = self.X
-        if sparse.issparse(X):
-            return np.asarray(X.T @ U)
-        return (U.T @ X).T if _fortran(X) else X.T @ U
-
-    def product(self, L, g, gamma):
-        """``V -> A V`` for (d, k) blocks, without forming A:
-        ``X^T (N (X V)) + gamma g * V``, O(nnz(X) k + nnz(S) k); L the graph
-        Laplacian L_s (:func:`_sym_laplacian`)."""
-        gg = gamma * g[:, None]
-
-        def matmat(V):
-            out = self.xtu(self.apply_n(L, self.xv(V)))
-            out += gg * V
-            return out
-
-        return matmat
-
-    def pushthrough_inverse(self, L, g, gamma):
-        """``R -> A^{-1} R`` for d > n by the Woodbury identity, without forming A.
-
-        ``A = G + X^T N X`` with ``G = gamma diag(g)`` (positive) and the n x n
-        ``N = 2 L_s + alpha H``, so
-        ``A^{-1} = G^{-1} - G^{-1} X^T N T^{-1} X G^{-1}``, ``T = I + X G^{-1} X^T N``
-        (push-through; N need not be invertible, and T's eigenvalues, those of
-        ``I + N^{1/2} X G^{-1} X^T N^{1/2}``, are at least 1). With the symmetric
-        ``P = N T^{-1}`` (solved for once), ``A^{-1} R = G^{-1} (R - X^T P X G^{-1} R)``.
-        Forming T costs O(n^2 d) (``X G^{-1} X^T``) and P O(n^3); each application
-        O(nnz(X) k + n^2 k), two products with X and one with P; memory three n x n
-        arrays. None when ``gamma g`` has a zero (gamma = 0: A may be singular).
-        """
-        X, n = self.X, self.n
-        Gd = gamma * g
-        if not np.all(Gd > 0):
-            return None
-        XGi = X @ sparse.diags(1.0 / Gd) if sparse.issparse(X) else X / Gd
-        K = XGi @ X.T
-        K = K.toarray() if sparse.issparse(K) else np.asarray(K)
-        # T = I + K N = I + 2 (L_s K)^T + alpha (K - K 1 1^T / n)  (K, L_s symmetric)
-        T = 2.0 * sparse_dense_matmul(L, K).T
-        T += self.alpha * (K - K.mean(axis=1, keepdims=True))
-        del K
-        T[np.diag_indices(n)] += 1.0
-        # P = N T^{-1}, so that A^{-1} R = G^{-1} (R - X^T P X G^{-1} R): one n x n
-        # product per application instead of a triangular solve and a product with N.
-        # P = (I + N K)^{-1} N (push-through) is symmetric; P^T = T^{-T} N is solved for,
-        # and its rounding asymmetry removed, so the preconditioner is exactly symmetric.
-        Nd = 2.0 * L.toarray() if sparse.issparse(L) else 2.0 * np.asarray(L)
-        Nd += self.alpha * (np.eye(n) - 1.0 / n)
-        P = linalg.solve(T.T, Nd, overwrite_a=True, overwrite_b=True, check_finite=False)
-        P = 0.5 * (P + P.T)
-        inv_gd = (1.0 / Gd)[:, None]
-
-        def inverse(R):
-            Rg = R * inv_gd
-            out = self.xtu(P @ self.xv(Rg))
-            out *= inv_gd
-            np.subtract(Rg, out, out=out)
-            return out
-
-        return inverse
-
-    def matrix(self, S, g, gamma):
-        """A (dense array, diagonal None) or (LinearOperator, diagonal of A), for the graph S."""
-        X = self.X
-        d = X.shape[1]
-        if self.dense:
-            # 2 X^T L_s X = 2 sym(X^T K X), K = D_s - S (see _half_laplacian).
-            KX = sparse_dense_matmul(_half_laplacian(S), X)
-            XtKX = X.T @ KX
-            XtKX = XtKX.toarray() if sparse.issparse(XtKX) else np.asarray(XtKX)
-            A = (XtKX + XtKX.T) + self.alpha * self.XtHX
-            A[np.diag_indices(d)] += gamma * g
-            return A, None
-        L = _sym_laplacian(S)
-        diag = 2.0 * graph_quadratic(X, L) + self.alpha * self.diag_xthx + gamma * g
-        product = self.product(L, g, gamma)
-
-        def matmat(V):
-            return product(V.reshape(d, -1))
-
-        op = splinalg.LinearOperator((d, d), matvec=lambda v: matmat(v).ravel(),
-                                     matmat=matmat, rmatvec=lambda v: matmat(v).ravel(),
-                                     dtype=np.float64)
-        return op, diag
-
 
 class UFSA(BaseSelector):
     """Unsupervised Feature Selection with Adaptive locality preserving projection (UFSA).
@@ -322,7 +87,8 @@ class UFSA(BaseSelector):
     after projection, F is regressed on the projection, and an l2,1 penalty makes W
     row-sparse (Yan and Wang, 2018 [1]_). Features are ranked by the row norms of W.
 
-    Sparse input stays sparse. Constant features are left out and scored 0.
+    Sparse input stays sparse, and dense input with at most 5 % non-zero entries is
+    fitted as a sparse matrix. Constant features are left out and scored 0.
 
     Parameters
     ----------
@@ -374,6 +140,15 @@ class UFSA(BaseSelector):
     s_step : {"auto", "exact", "two_hop"}, default="auto"
         Candidate points of the S-step (see Notes); ``"auto"``
         is ``"exact"`` up to 20,000 samples and ``"two_hop"`` above.
+    w_space : {"full", "row_space"}, default="full"
+        Where W lives. ``"full"``: all of R^{d x c}, the paper's form.
+        ``"row_space"``: W restricted to the row space of the centred (scaled)
+        data, ``W = Q V`` with Q an orthonormal basis of that space, so that no
+        part of W lies in the null space of ``H X``, where only the l2,1 term
+        sees it (see Notes). The W-steps then run on an r x r matrix, r the
+        rank of ``H X`` (at most n - 1), with ``solver`` ``"auto"``,
+        ``"dense"`` or ``"cholesky"``. On data whose centred columns are
+        linearly independent (d < n, as a rule) the two are the same problem.
     random_state : int, RandomState or None, default=None
         Seeds the random initial F (W starts from it, see step 1).
     {verbose}
@@ -474,6 +249,14 @@ class UFSA(BaseSelector):
     - The S-step's distances are computed from differences and equal distances are
       ordered by index, so the neighbours do not depend on the search's rounding. The
       W-step, and a whole fit on a small problem, run on one BLAS thread.
+    - The graph and regression terms see W only through ``H X W`` (b absorbs the
+      mean). With more features than samples (d > n) the null space of ``H X`` has
+      dimension at least d - n + 1, and the part of W in it changes neither term:
+      the l2,1 term alone spreads W over those directions, and the paper's form
+      ranks features largely by how it does. ``w_space="row_space"`` restricts W to
+      the row space of ``H X``, where every direction of W changes ``H X W``; see
+      the fidelity guide,
+      `UFSA on wide data <../../guide/fidelity.html#ufsa-on-wide-data>`__.
     - ``s_step="two_hop"`` restricts row i of the S-step to its current neighbours
       and their neighbours (one local-join round of NN-descent,
       :func:`ufsel.graph.two_hop_candidates`). The current support is among the
@@ -500,7 +283,10 @@ class UFSA(BaseSelector):
     ``solver="pushthrough"`` uses that for every W-step except the first and any
     after one of more than 15 trust-region iterations, which are decomposed. These
     preconditioners assume a gap above A's c smallest eigenvalues; a very small
-    gamma makes the inner iterations multiply. Every solver takes each W-step to
+    gamma makes the inner iterations multiply. With ``w_space="row_space"`` the basis Q
+    (d x r) comes from one eigendecomposition of the n x n centred Gram matrix (d > n,
+    O(n^2 d + n^3)) and every W-step forms and solves the r x r ``Q^T A Q``
+    (O(n r^2 + d r^2)), whatever d. Every solver takes each W-step to
     ``w_tol``, so the solvers, and sparse and dense X, give the same result to that
     tolerance. The paper has no public code; see the fidelity guide,
     `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__.
@@ -544,8 +330,9 @@ class UFSA(BaseSelector):
         "tol": [Interval(Real, 0, None, closed="left")],
         "w_tol": [Interval(Real, 0, None, closed="neither")],
         "w_max_iter": [Interval(Integral, 1, None, closed="left")],
-        "solver": [StrOptions({"auto", "dense", "cholesky", "pushthrough", "operator"})],
+        "solver": [StrOptions({"auto", *SOLVERS})],
         "s_step": [StrOptions({"auto", "exact", "two_hop"})],
+        "w_space": [StrOptions({"full", "row_space"})],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
@@ -553,7 +340,7 @@ class UFSA(BaseSelector):
     def __init__(self, n_features_to_select=None, *, n_clusters=5, alpha=1.0, gamma=1.0,
                  n_neighbors=15, standardize=True, lambda_update="adaptive", eps=1e-10,
                  max_iter=300, tol=1e-4, w_tol=1e-11, w_max_iter=1000, solver="auto",
-                 s_step="auto", random_state=None, verbose=0):
+                 s_step="auto", w_space="full", random_state=None, verbose=0):
         super().__init__(n_features_to_select=n_features_to_select)
         self.n_clusters = n_clusters
         self.alpha = alpha
@@ -568,6 +355,7 @@ class UFSA(BaseSelector):
         self.w_max_iter = w_max_iter
         self.solver = solver
         self.s_step = s_step
+        self.w_space = w_space
         self.random_state = random_state
         self.verbose = verbose
 
@@ -591,6 +379,8 @@ class UFSA(BaseSelector):
         if not sparse.issparse(X):
             # C order: the inexact W-steps must not depend on the memory layout.
             X = np.ascontiguousarray(X)
+            if _fit_as_sparse(X):
+                X = sparse.csr_matrix(X)
         _, var = column_mean_var(X)
         std = np.sqrt(var)
         keep = std > 1e-12 * max(float(std.max()), np.finfo(float).tiny)
@@ -619,17 +409,23 @@ class UFSA(BaseSelector):
         alpha, gamma, eps = self.alpha, self.gamma, self.eps
         rng = check_random_state(self.random_state)
         X, keep, scale = self._prepare(X)
-        dk = X.shape[1]
-        solver = _resolve_solver(self.solver, n, dk, c, gamma)
-        # the operator solver's alternative, A's diagonal as the preconditioner, needs
-        # many more trust-region iterations when d > n
-        pushthrough = solver == "pushthrough" or (
-            solver == "operator" and n < dk and n <= _PUSHTHROUGH_MAX_N)
-        if pushthrough and not sparse.issparse(X):
-            # Fortran order for the inner iterations' products (_WStep.xv, xtu); only for
-            # push-through fits (on tall data, with the dense solver, C order is faster)
-            X = np.asfortranarray(X)
-        step = _WStep(X, alpha, dense=(solver != "operator"))
+        basis = row_space_basis(X) if self.w_space == "row_space" else None
+        dk = X.shape[1] if basis is None else basis.shape[1]
+        if basis is not None:
+            if dk < c:
+                raise ValueError(
+                    f"UFSA with w_space='row_space' needs n_clusters <= the rank of X, got "
+                    f"n_clusters={c} with rank {dk}. Pass n_clusters <= {dk}.")
+            if self.solver in ("pushthrough", "operator"):
+                raise ValueError(
+                    f"UFSA with w_space='row_space' forms the W-step's matrix in the row "
+                    f"space; solver={self.solver!r} does not. Pass solver='auto', 'dense' or "
+                    "'cholesky'.")
+        solver = resolve_solver(self.solver, n, dk, c, gamma)
+        w_step = WStepSolver(X, alpha, gamma, solver, w_tol=self.w_tol,
+                             w_max_iter=self.w_max_iter, serial=serial, basis=basis)
+        X = w_step.X
+        step = w_step.quadratic
         adaptive = self.lambda_update == "adaptive"
         two_hop = self.s_step == "two_hop" or (self.s_step == "auto" and n > _EXACT_S_STEP_MAX)
 
@@ -638,65 +434,22 @@ class UFSA(BaseSelector):
         d2, ind = sorted_candidate_distances(X, ind)
         S, _ = can_weights(d2[:, :k + 1], ind[:, :k + 1], k)
         F = rng.uniform(0.0, 1.0, size=(n, c))
-        W = polar_factor(step.xthf(F))
+        W = w_step.start(F)
         lambdas = None
         n_candidates = None
         track = ObjectiveTracker("UFSA", self.max_iter, self.tol, verbose=self.verbose,
                                  advice=f"Rescale the data or reduce alpha (got {alpha:g}) / "
                                         f"gamma (got {gamma:g}).")
-        objective = track.values
         w_converged, w_steps = [], []
-        converged = False
-        for it in range(self.max_iter):
+        for _ in range(self.max_iter):
             # W-step (b eliminated, Eq. 9-12), under W^T W = I.
             g = l2p_reweight(W, 1.0, eps)
             B = alpha * step.xthf(F)
-            # Riemannian trust regions to a first-order tolerance: the W-step is solved,
-            # not merely improved, so the result does not depend on the solver's path.
-            # Serial BLAS: the products are d x c blocks, too small for threads to pay off.
-            # How A is given decides the cost of the inner conjugate gradients:
-            # - push-through (d > n, see _use_pushthrough; never for the dense solver's
-            #   first W-step, which needs A's eigenvectors for its start): products with
-            #   X only, preconditioned by A^{-1} from an n x n system (Woodbury);
-            # - dense: the steps run in A's eigenbasis (one O(d^3) decomposition, then
-            #   O(d c^2) per Hessian product instead of O(d^2 c)), where the eigenvalues
-            #   also precondition the inner conjugate gradients. Divide and conquer: every
-            #   eigenvector is needed, and it is faster than the default MRRR driver
-            #   here (A is not used afterwards);
-            # - cholesky: A formed, its Cholesky factor as the preconditioner A^{-1}
-            #   (never for the first W-step, as push-through), products with A;
-            # - operator: products with X, preconditioned as push-through up to 4096
-            #   samples and by A's diagonal above.
-            eig = inverse = diag = None
-            if pushthrough and (not step.dense or (
-                    it > 0 and w_steps[-1] <= _EIGENBASIS_AFTER_ITERATIONS)):
-                L = _sym_laplacian(S)
-                inverse = step.pushthrough_inverse(L, g, gamma)
-            if inverse is not None:
-                A = step.product(L, g, gamma)
-            else:
-                A, diag = step.matrix(S, g, gamma)
-                if solver == "cholesky" and it > 0 and (
-                        w_steps[-1] <= _EIGENBASIS_AFTER_ITERATIONS):
-                    inverse = _cholesky_inverse(A)
-                if step.dense and inverse is None:
-                    eig = linalg.eigh(A, driver="evd", overwrite_a=True, check_finite=False)
-            if it == 0 and eig is not None:
-                # The first W-step starts in the span of A's c smallest eigenvectors,
-                # rotated towards B (see the class's Notes): a smooth function of A and
-                # B, close to the minimum, so the solver's path is short and does not
-                # wander through saddle regions where rounding decides the way.
-                Qc = eig[1][:, :c]
-                W = Qc @ polar_factor(Qc.T @ B)
-            # (a fit already running serially skips threadpoolctl's per-call library scan)
-            with contextlib.nullcontext() if serial else threadpool_limits(limits=1,
-                                                                             user_api="blas"):
-                W, w_hist, w_ok = stiefel_quadratic(A, B, W, method="trust_region",
-                                                    max_iter=self.w_max_iter, gtol=self.w_tol,
-                                                    return_converged=True, eig=eig, diag=diag,
-                                                    inverse=inverse)
+            # Solved to a first-order tolerance, not merely improved, so that the result
+            # does not depend on the solver's path.
+            W, w_iter, w_ok = w_step(S, g, B, W)
             w_converged.append(w_ok)
-            w_steps.append(len(w_hist) - 1)
+            w_steps.append(w_iter)
             # b-step (Eq. 9) and F-step (Eq. 16).
             Z = np.asarray(X @ W)
             b = (F - Z).mean(axis=0)
@@ -711,28 +464,22 @@ class UFSA(BaseSelector):
             n_candidates = int(1.25 * np.diff(S.indptr).max()) + 2
             obj = ufsa_objective(X, W, b, F, S, lambdas, alpha, gamma, eps)
             if track.append(obj):
-                converged = True
                 break
-        if not converged and self.max_iter > 1:
-            warn_not_converged("UFSA", self.max_iter, track.last_change, self.tol)
+        objective = track.finish()
         n_bad = len(w_converged) - int(np.sum(w_converged))
         if n_bad:
-            warnings.warn(
-                f"UFSA: {n_bad} of {len(w_converged)} W-steps stopped at w_max_iter="
-                f"{self.w_max_iter} trust-region iterations (or could not decrease further) "
-                f"before their Riemannian gradient fell below w_tol={self.w_tol:g} "
-                f"(see w_step_converged_). Increase w_max_iter or w_tol.",
-                ConvergenceWarning, stacklevel=3)
+            warn_steps_not_converged(
+                "UFSA", f"{n_bad} of {len(w_converged)} W-steps", "w_max_iter",
+                self.w_max_iter, "w_tol", self.w_tol, attribute="w_step_converged_")
         W_full = np.zeros((d, c))
         W_full[keep] = W
         W = W_full
-        self.components_ = W
+        self.W_ = W
         self.intercept_ = b
         self.labels_matrix_ = F
         self.similarity_ = S
         self.lambdas_ = lambdas
         self.feature_scale_ = scale
-        self.constant_features_ = ~keep
         self.objective_ = np.asarray(objective)
         self.w_step_converged_ = np.asarray(w_converged[:len(objective)], dtype=bool)
         self.w_step_iter_ = np.asarray(w_steps[:len(objective)], dtype=int)
@@ -740,9 +487,4 @@ class UFSA(BaseSelector):
         self.solver_ = solver
         self.s_step_ = "two_hop" if two_hop else "exact"
         return np.sqrt(np.einsum("ij,ij->i", W, W))
-
-
-def _orthonormality_error(W):
-    """``max |W^T W - I|`` (used by the tests and benchmarks)."""
-    return float(np.max(np.abs(W.T @ W - np.eye(W.shape[1]))))
 

@@ -8,9 +8,10 @@ from scipy import sparse
 from sklearn.exceptions import ConvergenceWarning
 
 from ufsel import UFSA
+from ufsel.selectors.adaptive_graph._ufsa import ufsa_objective
+from ufsel.selectors.adaptive_graph._ufsa_wstep import WStepQuadratic, _sym_laplacian
 from ufsel.datasets import make_planted_clusters
 from ufsel.graph import adaptive_neighbors
-from ufsel.selectors.adaptive_graph._ufsa import _sym_laplacian, _WStep, ufsa_objective
 
 
 @pytest.fixture(scope="module")
@@ -130,8 +131,8 @@ def test_operator_path_matches_dense():
     L = _sym_laplacian(S)
     g = rng.uniform(0.1, 10.0, 120)
     V = rng.standard_normal((120, 3))
-    dense, no_diag = _WStep(X, 0.7, dense=True).matrix(S, g, 0.3)
-    op, diag_op = _WStep(X, 0.7, dense=False).matrix(S, g, 0.3)
+    dense, no_diag = WStepQuadratic(X, 0.7, dense=True).matrix(S, g, 0.3)
+    op, diag_op = WStepQuadratic(X, 0.7, dense=False).matrix(S, g, 0.3)
     np.testing.assert_allclose(op.matmat(V), dense @ V, rtol=1e-10, atol=1e-10)
     # The dense A, formed through K = D_s - S, is the closed form of the W-step's matrix.
     Ld = L.toarray()
@@ -161,15 +162,15 @@ def test_operator_path_matches_dense():
 def test_pushthrough_product_and_inverse_equal_the_dense_matrix(layout):
     # d > n: A = G + X^T N X applied through X, and A^{-1} through the n x n Woodbury
     # system, equal the dense A and a dense solve, for each layout of X (a Fortran-ordered
-    # X takes the transposed products of _WStep.xv / xtu).
+    # X takes the transposed products of WStepQuadratic.xv / xtu).
     rng = np.random.default_rng(3)
     X = rng.standard_normal((30, 90))
     S, _ = adaptive_neighbors(X, 5)
     g = rng.uniform(0.5, 50.0, 90)
     R = rng.standard_normal((90, 4))
-    A, _ = _WStep(X, 0.7, dense=True).matrix(S, g, 0.3)
+    A, _ = WStepQuadratic(X, 0.7, dense=True).matrix(S, g, 0.3)
     Xl = {"C": X, "F": np.asfortranarray(X), "sparse": sparse.csr_matrix(X)}[layout]
-    step = _WStep(Xl, 0.7, dense=False)
+    step = WStepQuadratic(Xl, 0.7, dense=False)
     U = rng.standard_normal((30, 4))
     np.testing.assert_allclose(step.xv(R), X @ R, rtol=1e-12, atol=1e-12 * np.abs(X @ R).max())
     np.testing.assert_allclose(step.xtu(U), X.T @ U, rtol=1e-12,
@@ -209,9 +210,9 @@ def test_pushthrough_w_steps_match_the_eigenbasis():
 
 def test_pushthrough_decomposes_after_a_long_w_step(monkeypatch):
     # solver="pushthrough" decomposes A for the first W-step and for each W-step after
-    # one of more than _EIGENBASIS_AFTER_ITERATIONS trust-region iterations; the others
+    # one of more than EIGENBASIS_AFTER_ITERATIONS trust-region iterations; the others
     # are pushed through (no decomposition).
-    import ufsel.selectors.adaptive_graph._ufsa as module
+    import ufsel.selectors.adaptive_graph._ufsa_wstep as module
 
     X, _, _ = make_planted_clusters(40, n_informative=5, n_noise=115, n_clusters=3,
                                     random_state=1)
@@ -227,7 +228,7 @@ def test_pushthrough_decomposes_after_a_long_w_step(monkeypatch):
               random_state=0)
     for threshold in (10**6, 0):
         calls.clear()
-        monkeypatch.setattr(module, "_EIGENBASIS_AFTER_ITERATIONS", threshold)
+        monkeypatch.setattr(module, "EIGENBASIS_AFTER_ITERATIONS", threshold)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             sel = UFSA(10, **kw).fit(X)
@@ -253,17 +254,6 @@ def test_pushthrough_w_steps_without_regression_term():
         b = UFSA(10, solver="pushthrough", **kw).fit(X)
     assert b.solver_ == "pushthrough" and b.w_step_converged_.all()
     np.testing.assert_allclose(b.objective_, a.objective_, rtol=1e-8)
-
-
-def test_pushthrough_rule():
-    from ufsel.selectors.adaptive_graph._ufsa import _use_pushthrough
-
-    # JAFFE, UMIST and ORL shapes with c = the number of classes (see its docstring)
-    assert _use_pushthrough(213, 1024, 10)
-    assert not _use_pushthrough(575, 644, 20)
-    assert not _use_pushthrough(400, 1024, 40)
-    assert not _use_pushthrough(1440, 1024, 20)  # n > d
-    assert not _use_pushthrough(5000, 60000, 5)  # n above the limit
 
 
 def test_small_fits_run_serially_and_do_not_depend_on_the_thread_count(planted):
@@ -457,13 +447,3 @@ def test_cholesky_w_steps_match_the_eigenbasis():
     np.testing.assert_allclose(b.objective_, a.objective_, rtol=1e-8)
     np.testing.assert_allclose(b.scores_, a.scores_, rtol=1e-6, atol=1e-9)
     np.testing.assert_array_equal(np.argsort(-b.scores_)[:10], np.argsort(-a.scores_)[:10])
-
-
-def test_cholesky_rule():
-    from ufsel.selectors.adaptive_graph._ufsa import _resolve_solver
-
-    assert _resolve_solver("auto", 2600, 500, 2, 1.0) == "cholesky"
-    assert _resolve_solver("auto", 1166, 1024, 2, 1.0) == "cholesky"
-    assert _resolve_solver("auto", 575, 644, 20, 1.0) == "dense"
-    assert _resolve_solver("auto", 2000, 256, 4, 1.0) == "dense"
-    assert _resolve_solver("cholesky", 2600, 500, 2, 0.0) == "dense"
