@@ -144,7 +144,7 @@ def select_large_file(path, *, method="auto", n_features="auto", n_clusters=None
         value was chosen), ``auto`` (the :class:`AutoSelector` fitted on the
         sample, or None), ``dask_scheduler`` and ``timing_s``.
     """
-    from .. import get_selector
+    from .._registry import get_selector
     from ..datasets._large import open_large_file
     from ..linalg import column_mean_var, constant_features
     from ._auto import AutoSelector
@@ -253,7 +253,7 @@ def _dask_data(data, est, standardize, bar):
     from ..linalg import column_mean_var, constant_features
 
     if not est._supports_dask:
-        from .. import SELECTORS
+        from .._registry import SELECTORS
 
         able = ", ".join(sorted(c.__name__ for c in SELECTORS.values()
                                 if c._supports_dask))
