@@ -423,8 +423,9 @@ def _verdict_section(boards, vs_random, experiment, identical):
     return "".join(parts)
 
 
-def _per_dataset_section(boards, vs_random, experiment):
-    """Grid means per data set and method: best in bold, losses to random flagged."""
+def _per_dataset_section(boards, vs_random, experiment, slow=frozenset()):
+    """Grid means per data set and method: best in bold, losses to random flagged, values
+    that needed more than the fast cap (``slow``: (protocol, data set, method)) marked."""
     if not boards:
         return ""
     first_grid = boards[0]["grid"]
@@ -436,7 +437,10 @@ def _per_dataset_section(boards, vs_random, experiment):
              f"<code>{_e(first_grid)}</code>. <b>Bold</b>: best on the data set. "
              "<span class='below'>&#9660; shaded</span>: significantly worse than random "
              "subsets of the same sizes (paired Wilcoxon test, p &lt; 0.05). Methods in the "
-             "order of the verdict.</p>"]
+             "order of the verdict."
+             + (" <sup class='slow'>slow</sup>: the fit needed more than the run's CPU cap "
+                "and was computed under a longer one (see <a href='#runtime'>Runtime</a>)."
+                if slow else "") + "</p>"]
     for b in boards:
         if b["grid"] != first_grid or b["metric"] != main_metric:
             continue
@@ -461,6 +465,8 @@ def _per_dataset_section(boards, vs_random, experiment):
                     text = f"{100 * v:.1f}"
                     if loss.get((protocol, first_grid, main_metric, ds, m)) == "loss":
                         cls, text = (cls + " below").strip(), "&#9660; " + text
+                    if (protocol, ds, m) in slow:
+                        text += " <sup class='slow'>slow</sup>"
                     row.append((text, cls))
             body.append(row)
         parts.append(_table(["data set"] + [_e(m) for m in order], body))
@@ -760,7 +766,10 @@ def write_report(results_dir, *, redraw=True):
         verdict = _vs_random_section(vs_random, experiment)
     sections = [
         ("verdict", "verdict", verdict),
-        ("datasets", "per data set", _per_dataset_section(boards, vs_random, experiment)),
+        ("datasets", "per data set", _per_dataset_section(
+            boards, vs_random, experiment,
+            {(r["protocol"], r["dataset"], r["method"]) for r in runtime
+             if over_fast_cap(r, (summary or {}).get("fit_timeout_s"))})),
         ("paper", "paper vs ufsel", _comparison_section(comparison, left_ds)),
         ("figures", "figures", _figures_section(manifest)),
         ("tables", "results", _results_section(results, experiment) if full else

@@ -105,6 +105,9 @@ def test_a_fit_over_the_fast_cap_gets_its_value_and_is_marked_slow(merged):
     page = (into / "report.html").read_text()
     assert "slow: over the 1 s cap, computed under 120 s" in page
     assert "ndfs on wine" in page and "ndfs on iris" in page
+    # and beside its value in the per-data-set tables
+    per_dataset = page.split("id='datasets'")[1].split("<h2")[0]
+    assert per_dataset.count("<sup class='slow'>slow</sup></td>") == 2  # wine and iris
 
 
 def test_the_merged_values_enter_the_ranks_as_a_joint_run_gives_them(merged):
