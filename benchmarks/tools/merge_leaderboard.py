@@ -29,7 +29,8 @@ reproduces under ``OPENBLAS_CORETYPE=Haswell`` (see its README).
 **Cells that timed out at the cap.** The leaderboard's fits run under a short CPU cap
 (its "fast" setting). A cell that timed out there is computed once more under a longer
 cap, into a folder of its own, and merged with ``--finished-only`` (only the cells the
-rerun has a fit for are replaced, so a rerun stopped in time merges what finished) and,
+rerun has a fit and all evaluations for are replaced, so a rerun stopped in time merges
+what finished) and,
 where only one protocol's fit timed out, ``--protocols``::
 
     ufsel bench experiments/leaderboard.toml --out OUT --methods rne --datasets madelon \
@@ -174,8 +175,8 @@ def merge(into, update, methods, *, datasets=None, protocols=None, finished_only
     """Replace the rows of ``methods`` (on ``datasets`` and ``protocols``; None: all) in
     ``into`` by those of ``update``. Returns the recomputed counts and the report's path.
 
-    ``finished_only``: replace only the cells the update has a fit for (a run that did
-    not reach every cell, such as a long-cap rerun stopped in time). ``into`` may hold
+    ``finished_only``: replace only the cells the update has a fit and a verdict for (a
+    run that did not reach every cell, such as a long-cap rerun stopped in time). ``into`` may hold
     the summary tables only (no ``results.csv``, as the checked-in leaderboard): then
     runtime.csv and vs_random.csv are merged, and the ranks and the report come from
     vs_random.csv."""
@@ -189,7 +190,10 @@ def merge(into, update, methods, *, datasets=None, protocols=None, finished_only
     new_summary = json.loads((update / "summary.json").read_text())
     fast_cap = summary.get("fit_timeout_s")
     _, update_runtime = read_table(update / "runtime.csv")
-    update_cells = _cells(update_runtime)
+    # a cell whose evaluations (or the random subsets') are not all done has no verdict yet
+    unevaluated = {(r["dataset"], r["protocol"], r["method"])
+                   for r in read_table(update / "vs_random.csv")[1] if r["status"] == "not run"}
+    update_cells = _cells(update_runtime) - unevaluated
 
     def replaced(row):
         # baseline rows have no protocol; they are never replaced (compared below)
@@ -338,8 +342,8 @@ def main(argv=None):
     ap.add_argument("--protocols", help="comma-separated protocols: replace the methods' rows "
                                         "under these only (default: every protocol)")
     ap.add_argument("--finished-only", action="store_true",
-                    help="replace only the cells the update has a fit for (a rerun that did "
-                         "not reach every cell)")
+                    help="replace only the cells the update has a fit and every evaluation "
+                         "for (a rerun that did not reach every cell)")
     ap.add_argument("--no-redraw", action="store_true", help="keep the existing figures")
     args = ap.parse_args(argv)
     methods = [m for m in args.methods.split(",") if m]
