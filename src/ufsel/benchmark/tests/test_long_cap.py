@@ -126,3 +126,15 @@ def test_the_merged_values_enter_the_ranks_as_a_joint_run_gives_them(merged):
     assert summary["fits_timed_out"] == 0
     assert not [f for f in summary["failures"] if f["method"] == "ndfs"]
     assert summary["history"][-1]["fit_timeout_s"] == 120
+
+
+def test_the_which_method_table_counts_the_slow_values(merged):
+    _, _, into = merged
+    summary = load_benchmark_script("tools/leaderboard_summary")
+    grid = _rows(into / "ranks.csv")[0]["grid"]
+    text = summary.tables(*summary.load(into, grid, "acc"))
+    ndfs = next(line for line in text.splitlines() if line.startswith("| ndfs |"))
+    assert "(2 over the 1 s cap)" in ndfs  # wine and iris, with a rank
+    assert ndfs.split("|")[2].strip() != "-"
+    others = [line for line in text.splitlines() if line.startswith("| maxvariance |")]
+    assert others and "over the" not in others[0]
