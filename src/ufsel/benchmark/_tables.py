@@ -31,6 +31,7 @@ import numpy as np
 
 from ._cache import atomic_write_text, canonical_json, to_jsonable
 from ._experiment import METRICS
+from ._statistics import _num
 
 __all__ = ["build_tables", "write_tables", "read_csv", "over_fast_cap", "RUN_COLUMNS",
            "RESULT_COLUMNS", "RUNTIME_COLUMNS"]
@@ -296,14 +297,6 @@ def _status_rows(exp, settings, results, common):
     return out
 
 
-def _float_or_none(v):
-    try:
-        x = float(v)
-    except (TypeError, ValueError):
-        return None
-    return None if np.isnan(x) else x
-
-
 def over_fast_cap(row, fast_cap):
     """Whether a ``runtime.csv`` row has a value that needed more than ``fast_cap``.
 
@@ -314,13 +307,13 @@ def over_fast_cap(row, fast_cap):
     it was computed under a cap (``fit_cap_s``) longer than ``fast_cap``.
     Rows are dicts of strings (read back) or of values (being built).
     """
-    fast = _float_or_none(fast_cap)
+    fast = _num(fast_cap)
     if not fast or row.get("status", "ok") != "ok":
         return False
-    cpu = _float_or_none(row.get("fit_cpu_s"))
+    cpu = _num(row.get("fit_cpu_s"))
     if cpu is not None:
         return cpu > fast
-    cap = _float_or_none(row.get("fit_cap_s"))
+    cap = _num(row.get("fit_cap_s"))
     return cap is not None and cap > fast
 
 
