@@ -25,7 +25,7 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-from ufsel.benchmark._tables import over_fast_cap
+from ufsel.benchmark._tables import over_fast_cap  # private: needs public API
 
 PROTOCOLS = ("n_classes", "label_free")
 

@@ -80,8 +80,8 @@ import sys
 from pathlib import Path
 
 from ufsel.benchmark import write_report
-from ufsel.benchmark._statistics import identical_selections
-from ufsel.benchmark._tables import RUNTIME_COLUMNS, over_fast_cap
+from ufsel.benchmark._statistics import identical_selections  # private: needs public API
+from ufsel.benchmark._tables import RUNTIME_COLUMNS, over_fast_cap  # private: needs public API
 from ufsel.utils import atomic_write_text
 
 TABLES = ("runs", "results", "runtime", "vs_random")
