@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ._cache import atomic_write_text
 from ._statistics import _num
-from ._tables import read_csv
+from ._tables import over_fast_cap, read_csv
 
 __all__ = ["write_report"]
 
@@ -38,6 +38,7 @@ tr.baseline td{color:#555;background:#fafafa}
 .pos{color:#1a7f37}.neg{color:#b42318}.muted{color:#777}
 figure{margin:1em 0}figure img{max-width:100%;border:1px solid #eee}
 figcaption{font-size:.85em;color:#555}
+.slow{color:#8a5a00}
 .note{background:#fff8e1;border-left:4px solid #f0b429;padding:.5em 1em;font-size:.9em}
 .verdict{background:#eef6ff;border-left:4px solid #0072B2;padding:.4em 1em}
 td.best{font-weight:bold}td.below{background:#fde8e4;color:#8a1c0c}
@@ -422,8 +423,9 @@ def _verdict_section(boards, vs_random, experiment, identical):
     return "".join(parts)
 
 
-def _per_dataset_section(boards, vs_random, experiment):
-    """Grid means per data set and method: best in bold, losses to random flagged."""
+def _per_dataset_section(boards, vs_random, experiment, slow=frozenset()):
+    """Grid means per data set and method: best in bold, losses to random flagged, values
+    that needed more than the fast cap (``slow``: (protocol, data set, method)) marked."""
     if not boards:
         return ""
     first_grid = boards[0]["grid"]
@@ -435,7 +437,10 @@ def _per_dataset_section(boards, vs_random, experiment):
              f"<code>{_e(first_grid)}</code>. <b>Bold</b>: best on the data set. "
              "<span class='below'>&#9660; shaded</span>: significantly worse than random "
              "subsets of the same sizes (paired Wilcoxon test, p &lt; 0.05). Methods in the "
-             "order of the verdict.</p>"]
+             "order of the verdict."
+             + (" <sup class='slow'>slow</sup>: the fit needed more than the run's CPU cap "
+                "and was computed under a longer one (see <a href='#runtime'>Runtime</a>)."
+                if slow else "") + "</p>"]
     for b in boards:
         if b["grid"] != first_grid or b["metric"] != main_metric:
             continue
@@ -460,6 +465,8 @@ def _per_dataset_section(boards, vs_random, experiment):
                     text = f"{100 * v:.1f}"
                     if loss.get((protocol, first_grid, main_metric, ds, m)) == "loss":
                         cls, text = (cls + " below").strip(), "&#9660; " + text
+                    if (protocol, ds, m) in slow:
+                        text += " <sup class='slow'>slow</sup>"
                     row.append((text, cls))
             body.append(row)
         parts.append(_table(["data set"] + [_e(m) for m in order], body))
@@ -521,18 +528,58 @@ def _figures_section(manifest):
     return "".join(parts)
 
 
-def _runtime_section(rows):
+def _fit_time_cell(r, fast_cap):
+    """The runtime table's fit cell: wall seconds, the CPU seconds where measured, the
+    status, and a mark on a value that needed more than the fast cap (slow, not bad)."""
+    wall = f"{float(r['fit_time_s']):.2f}" if r["fit_time_s"] else "&ndash;"
+    cpu = _num(r.get("fit_cpu_s"))
+    cap = _num(r.get("fit_cap_s"))
+    text = wall + (f" ({cpu:.1f} CPU)" if cpu is not None else "")
+    if over_fast_cap(r, fast_cap):
+        return (f"{text} <b class='slow'>slow: over the {fast_cap:g} s cap"
+                + (f", computed under {cap:g} s" if cap else "") + "</b>")
+    if r.get("status", "ok") != "ok":
+        return text + f" <i>({_e(r['status'])}" + (
+            f" at the {cap:g} s cap" if cap and r["status"] == "timed out" else "") + ")</i>"
+    return text
+
+
+def _slow_cells_note(rows, fast_cap):
+    """One paragraph naming the cells whose value needed more than the fast cap."""
+    slow = [r for r in rows if over_fast_cap(r, fast_cap)]
+    if not slow:
+        return ""
+    by_fit = {}
+    for r in slow:  # the protocols of one fit share its time
+        cpu = _num(r.get("fit_cpu_s"))
+        key = (r["dataset"], r["method"], cpu)
+        by_fit.setdefault(key, []).append(r["protocol"])
+    items = [f"{m} on {d} ({', '.join(p)}: "
+             + (f"{cpu:.0f} s CPU" if cpu is not None else "over the cap") + ")"
+             for (d, m, cpu), p in sorted(by_fit.items(), key=lambda kv: (kv[0][1], kv[0][0]))]
+    many = len(slow) != 1
+    return (f"<p class='note'>{len(slow)} cell{'s' if many else ''} ha{'ve' if many else 's'} "
+            f"a value that needed more than the "
+            f"{fast_cap:g} s cap (marked <b class='slow'>slow</b> below): they were computed "
+            f"again under a longer cap, and their values are in the ranks and the statistics. "
+            f"A slow method is not a bad one. {_e('; '.join(items))}.</p>")
+
+
+def _runtime_section(rows, fast_cap=None):
     if not rows:
         return ""
     body = [[_e(r["dataset"]), _e(f"{r['n_samples']} x {r['n_features_total']}"), _e(r["method"]),
-             (f"{float(r['fit_time_s']):.2f}" if r["fit_time_s"] else "&ndash;")
-             + ("" if r.get("status", "ok") == "ok" else f" <i>({_e(r['status'])})</i>"),
+             _fit_time_cell(r, fast_cap),
              _e(r["n_iter"]) if r["n_iter"] else "&ndash;",
              _e(r["grid_settings"]), f"{float(r['grid_fit_time_total_s']):.1f}",
              "yes" if r["from_cache"] == "true" else "no", _e(r["warnings"])] for r in rows]
-    return ("<h2 id='runtime'>Runtime</h2><p>Fit time of the default setting (measured when it "
-            "was computed, possibly in an earlier run; the machine may have been shared) and "
-            "the total over the grid.</p>"
+    cap_text = (f" Each fit is ended after {fast_cap:g} s of CPU time (the run's cap, shown "
+                "as \"timed out\"); a fit computed again under a longer cap says so."
+                if fast_cap else "")
+    return ("<h2 id='runtime'>Runtime</h2><p>Fit time of the default setting (wall clock, "
+            "and CPU where measured; measured when it was computed, possibly in an earlier "
+            "run; the machine may have been shared) and the total over the grid." + cap_text
+            + "</p>" + _slow_cells_note(rows, fast_cap)
             + _table(["data set", "n x d", "method", "fit (s)", "iterations", "grid settings",
                       "grid total (s)", "from cache", "warnings"], body, left=3))
 
@@ -584,28 +631,64 @@ def _summary_section(summary):
     return "".join(parts)
 
 
+def stored_identical_selections(summary):
+    """The identical selections that ``summary.json`` keeps for a folder without
+    ``runs.csv`` (``{(method, ...): [data set, ...]}``, as
+    :func:`~ufsel.benchmark._statistics.identical_selections` gives them)."""
+    return {tuple(group): list(datasets)
+            for group, datasets in (summary or {}).get("identical_selections", [])}
+
+
+def _redraw_cd(out, boards, manifest):
+    """Redraw the critical-difference diagrams from ``boards``; the other figures stay."""
+    try:
+        from .plot import plot_cd
+    except ImportError:
+        return manifest
+    figdir = out / "figures"
+    figdir.mkdir(exist_ok=True)
+    kept = [f for f in manifest if f["kind"] != "cd"]
+    cds = []
+    for board in boards:
+        files = plot_cd(board["friedman"], figdir / (f"cd_{board['protocol']}_{board['grid']}_"
+                                                     f"{board['metric']}"))
+        if files:
+            cds.append({"kind": "cd", "metric": board["metric"], "grid": board["grid"],
+                        "protocol": board["protocol"], "files": files})
+    manifest = kept + cds
+    atomic_write_text(figdir / "index.json", json.dumps(manifest, indent=1))
+    return manifest
+
+
 def write_report(results_dir, *, redraw=True):
     """Write ``RESULTS_DIR/report.html`` (figures redrawn when matplotlib is available).
 
     Parameters
     ----------
     results_dir : str or path
-        A results folder written by :func:`run`.
+        A results folder written by :func:`run`, or one that keeps only its
+        summary tables (``vs_random.csv``, ``runtime.csv``, ``summary.json``,
+        ``experiment.json``, without ``results.csv``): then the verdict and
+        ``ranks.csv`` come from ``vs_random.csv``, only the critical-difference
+        diagrams are redrawn, and the per-count tables are left out.
     redraw : bool, default=True
         Redraw the figures (when matplotlib is installed); False reuses the
         figures already there.
     """
     out = Path(results_dir)
-    if not (out / "results.csv").is_file() or not (out / "experiment.json").is_file():
+    full = (out / "results.csv").is_file()
+    if not (full or (out / "vs_random.csv").is_file()) or not (out / "experiment.json").is_file():
         raise FileNotFoundError(
             f"{out} is not a ufsel results folder (no results.csv / experiment.json); run "
             "`ufsel bench EXPERIMENT.toml --out DIR` first.")
     experiment = json.loads((out / "experiment.json").read_text())
-    results = read_csv(out / "results.csv")
+    # a folder with the summary tables only (vs_random.csv, runtime.csv, such as a
+    # checked-in leaderboard without its full tables): the verdict from vs_random.csv
+    results = read_csv(out / "results.csv") if full else []
     summary = json.loads((out / "summary.json").read_text()) if (out / "summary.json").is_file() \
         else None
     manifest_path = out / "figures" / "index.json"
-    if redraw or not manifest_path.is_file():
+    if full and (redraw or not manifest_path.is_file()):
         try:
             from .plot import draw_all
         except ImportError:
@@ -615,7 +698,7 @@ def write_report(results_dir, *, redraw=True):
     manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else []
     comparison = read_csv(out / "comparison.csv") if (out / "comparison.csv").is_file() else []
     runtime = read_csv(out / "runtime.csv") if (out / "runtime.csv").is_file() else []
-    version = results[0]["ufsel_version"] if results else ""
+    version = results[0]["ufsel_version"] if results else (summary or {}).get("ufsel_version", "")
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     full_title = experiment.get("title") or experiment["name"]
     left_ds, left_m = _scope(experiment, results)
@@ -667,19 +750,35 @@ def write_report(results_dir, *, redraw=True):
 
         boards = leaderboard(results, experiment, summary)
         _write_ranks(out, boards)
+    elif not full and len({r["dataset"] for r in vs_random}) >= 2:
+        from ._statistics import leaderboard_from_vs_random
+
+        boards = leaderboard_from_vs_random(vs_random, experiment)
+        _write_ranks(out, boards)
+        if redraw:
+            manifest = _redraw_cd(out, boards, manifest)
     from ._statistics import identical_selections
 
-    identical = identical_selections(runs, min_share=0.5)
+    identical = (identical_selections(runs, min_share=0.5) if runs
+                 else stored_identical_selections(summary))
     verdict = _verdict_section(boards, vs_random, experiment, identical)
     if not verdict:  # one data set: no Friedman verdict, but the same wins, ties and losses
         verdict = _vs_random_section(vs_random, experiment)
     sections = [
         ("verdict", "verdict", verdict),
-        ("datasets", "per data set", _per_dataset_section(boards, vs_random, experiment)),
+        ("datasets", "per data set", _per_dataset_section(
+            boards, vs_random, experiment,
+            {(r["protocol"], r["dataset"], r["method"]) for r in runtime
+             if over_fast_cap(r, (summary or {}).get("fit_timeout_s"))})),
         ("paper", "paper vs ufsel", _comparison_section(comparison, left_ds)),
         ("figures", "figures", _figures_section(manifest)),
-        ("tables", "results", _results_section(results, experiment)),
-        ("runtime", "runtime", _runtime_section(runtime)),
+        ("tables", "results", _results_section(results, experiment) if full else
+         "<h2 id='tables'>Results per feature count</h2><p>The full table "
+         "(<code>results.csv</code>, one row per data set, protocol, method, feature count "
+         "and metric) is not in this folder; the verdict comes from "
+         "<a href='vs_random.csv'>vs_random.csv</a>, whose means over the counts it "
+         "ranks.</p>"),
+        ("runtime", "runtime", _runtime_section(runtime, (summary or {}).get("fit_timeout_s"))),
         ("run", "run summary", _summary_section(summary)),
     ]
     if not boards and identical:

@@ -34,7 +34,7 @@ import numpy as np
 
 __all__ = ["rank_rows", "friedman_nemenyi", "FriedmanResult", "paired_vs_baseline",
            "PairedResult", "critical_difference", "summarise_outcomes", "complete_table", "WORST",
-           "leaderboard", "identical_selections"]
+           "leaderboard", "leaderboard_from_vs_random", "identical_selections"]
 
 
 def rank_rows(values, higher_is_better=True):
@@ -299,23 +299,60 @@ def leaderboard(results, experiment, summary, *, tuning="defaults", alpha=0.05):
                                 break
                             vals.append(v)
                         cells[(ds, m)] = status if status else float(np.mean(vals))
-                if not cells:
-                    continue
-                ds_here = [d for d in datasets if any((d, m) in cells for m in methods)]
-                numeric = {key: (v if isinstance(v, float) else
-                                 WORST if v in ("timed out", "failed") else None)
-                           for key, v in cells.items()}
-                values, km, kd, dm, dd = complete_table(numeric, methods + ["random"], ds_here,
-                                                        higher_is_better=METRICS[metric])
-                fr = None
-                if values.shape[0] >= 2 and values.shape[1] >= 3:
-                    fr = friedman_nemenyi(values, km, kd, higher_is_better=METRICS[metric],
-                                          alpha=alpha)
-                out.append({"protocol": protocol, "grid": grid, "metric": metric,
-                            "cells": cells, "methods": methods + ["random"],
-                            "datasets": ds_here, "friedman": fr, "dropped_methods": dm,
-                            "dropped_datasets": dd})
+                if cells:
+                    out.append(_board(protocol, grid, metric, cells, methods, datasets, alpha))
     return out
+
+
+def _board(protocol, grid, metric, cells, methods, datasets, alpha):
+    """One board of :func:`leaderboard` from its cells ({(data set, method): value or
+    status}; ``methods`` without "random", which is added)."""
+    from ._experiment import METRICS
+
+    ds_here = [d for d in datasets if any((d, m) in cells for m in methods)]
+    numeric = {key: (v if isinstance(v, float) else
+                     WORST if v in ("timed out", "failed") else None)
+               for key, v in cells.items()}
+    values, km, kd, dm, dd = complete_table(numeric, methods + ["random"], ds_here,
+                                            higher_is_better=METRICS[metric])
+    fr = None
+    if values.shape[0] >= 2 and values.shape[1] >= 3:
+        fr = friedman_nemenyi(values, km, kd, higher_is_better=METRICS[metric], alpha=alpha)
+    return {"protocol": protocol, "grid": grid, "metric": metric, "cells": cells,
+            "methods": methods + ["random"], "datasets": ds_here, "friedman": fr,
+            "dropped_methods": dm, "dropped_datasets": dd}
+
+
+def leaderboard_from_vs_random(vs_random, experiment, *, alpha=0.05):
+    """The boards of :func:`leaderboard` from the rows of ``vs_random.csv``.
+
+    A results folder without its full table (``results.csv``), such as the
+    checked-in leaderboard, still has ``vs_random.csv``: one row per
+    (protocol, grid, metric, data set, method) with the method's mean over the
+    grid's counts and k-means runs (``method_mean``) and the random subsets'
+    (``random_mean``). These are the cells :func:`leaderboard` computes from
+    ``results.csv`` (the mean over the counts of the mean over the runs, the
+    same runs at every count); a cell without a value has its status.
+    """
+    methods = [m["label"] for m in experiment.get("methods", [])]
+    datasets = [d["label"] for d in experiment.get("datasets", [])]
+    tables = {}
+    for r in vs_random:
+        cells = tables.setdefault((r["protocol"], r["grid"], r["metric"]), {})
+        v = _num(r["method_mean"])
+        cells[(r["dataset"], r["method"])] = (
+            v if v is not None else ("failed" if r["status"] == "ok" else r["status"]))
+        rand = _num(r["random_mean"])
+        if rand is not None:
+            cells[(r["dataset"], "random")] = rand
+    protocols = experiment.get("protocols", ["n_classes"])
+    from ._experiment import METRICS
+
+    order = {m: i for i, m in enumerate(METRICS)}
+    return [_board(p, g, metric, tables[(p, g, metric)], methods, datasets, alpha)
+            for p, g, metric in sorted(tables, key=lambda t: (
+                protocols.index(t[0]) if t[0] in protocols else len(protocols), t[1],
+                order.get(t[2], len(order))))]
 
 
 def identical_selections(runs, *, min_share=0.0):

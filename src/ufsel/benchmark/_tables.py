@@ -14,8 +14,11 @@
 ``comparison.csv``
     The paper's published numbers beside ufsel's and the difference.
 ``runtime.csv``, ``traces.json``
-    Fit times; objective values per iteration (``objective_``) of the default
-    setting, for the selectors that record them.
+    Fit times (wall clock and, where measured, CPU), the CPU cap the fit ran
+    under and whether it needed more than the run's cap (``over_fast_cap``: a
+    value computed under a longer cap, see :func:`over_fast_cap`); objective
+    values per iteration (``objective_``) of the default setting, for the
+    selectors that record them.
 """
 
 from __future__ import annotations
@@ -28,8 +31,10 @@ import numpy as np
 
 from ._cache import atomic_write_text, canonical_json, to_jsonable
 from ._experiment import METRICS
+from ._statistics import _num
 
-__all__ = ["build_tables", "write_tables", "read_csv", "RUN_COLUMNS", "RESULT_COLUMNS"]
+__all__ = ["build_tables", "write_tables", "read_csv", "over_fast_cap", "RUN_COLUMNS",
+           "RESULT_COLUMNS", "RUNTIME_COLUMNS"]
 
 RUN_COLUMNS = [
     "experiment", "dataset", "n_samples", "n_features_total", "n_classes", "preprocess",
@@ -57,7 +62,8 @@ VS_RANDOM_COLUMNS = [
 ]
 RUNTIME_COLUMNS = [
     "dataset", "n_samples", "n_features_total", "protocol", "method", "status", "fit_time_s", "n_iter",
-    "grid_settings", "grid_fit_time_total_s", "from_cache", "warnings",
+    "grid_settings", "grid_fit_time_total_s", "from_cache", "warnings", "fit_cpu_s", "fit_cap_s",
+    "over_fast_cap",
 ]
 
 
@@ -291,6 +297,26 @@ def _status_rows(exp, settings, results, common):
     return out
 
 
+def over_fast_cap(row, fast_cap):
+    """Whether a ``runtime.csv`` row has a value that needed more than ``fast_cap``.
+
+    True for a fit that finished (status "ok") with more than ``fast_cap``
+    seconds of CPU time, which it can only have done under a longer cap: a
+    *slow* cell, not a bad one. Its CPU time (``fit_cpu_s``) decides; a row
+    without one (written before CPU times were recorded) counts as over when
+    it was computed under a cap (``fit_cap_s``) longer than ``fast_cap``.
+    Rows are dicts of strings (read back) or of values (being built).
+    """
+    fast = _num(fast_cap)
+    if not fast or row.get("status", "ok") != "ok":
+        return False
+    cpu = _num(row.get("fit_cpu_s"))
+    if cpu is not None:
+        return cpu > fast
+    cap = _num(row.get("fit_cap_s"))
+    return cap is not None and cap > fast
+
+
 def _runtime_rows(exp, datasets, settings):
     rows = []
     for ds in exp.datasets:
@@ -313,7 +339,11 @@ def _runtime_rows(exp, datasets, settings):
                 "grid_fit_time_total_s": float(sum(s.entry["fit_time_s"] or 0 for s in grid)),
                 "from_cache": default.cached,
                 "warnings": " | ".join(default.entry.get("warnings", [])),
+                "fit_cpu_s": default.entry.get("fit_cpu_s"),
+                # a cached fit keeps the cap it ran under (older entries: this run's)
+                "fit_cap_s": default.entry.get("fit_timeout_s") or exp.fit_timeout or None,
             })
+            rows[-1]["over_fast_cap"] = over_fast_cap(rows[-1], exp.fit_timeout)
     return rows
 
 

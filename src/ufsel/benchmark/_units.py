@@ -161,7 +161,7 @@ def _fit_entry(task, threads):
     cls = get_selector(task.selector)
     est = cls(**dict(task.params))
     counts = list(task.counts)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     with warnings.catch_warnings(record=True) as caught, threadpool_limits(limits=threads):
         warnings.simplefilter("always")
         if task.count_dependent:
@@ -174,14 +174,14 @@ def _fit_entry(task, threads):
             # fit_rankings does, and keeps the fitted estimator (objective_)
             fitted = est.set_params(n_features_to_select=max(counts)).fit(X)
             orders = {"all": np.argsort(fitted.ranking_, kind="stable").tolist()}
-    fit_time = time.perf_counter() - t0
+    fit_time, fit_cpu = time.perf_counter() - t0, time.process_time() - c0
     objective = getattr(fitted, "objective_", None) if fitted is not None else None
     if objective is not None:
         objective = [float(v) for v in np.ravel(objective)]
     n_iter = getattr(fitted, "n_iter_", None) if fitted is not None else None
     return {
         "status": "ok", "orders": orders, "count_dependent": task.count_dependent,
-        "fit_time_s": fit_time, "objective": objective,
+        "fit_time_s": fit_time, "fit_cpu_s": fit_cpu, "objective": objective,
         "n_iter": None if n_iter is None else int(np.max(n_iter)),
         "warnings": _unique_messages(caught), "selector": task.selector,
     }
@@ -237,14 +237,15 @@ def _fit_capped(task, threads):
                 msg = recv.recv()
             except EOFError:
                 proc.join()
-                if proc.exitcode == -signal.SIGXCPU:
-                    return {**timed_out, "fit_time_s": time.perf_counter() - t0}
+                if proc.exitcode == -signal.SIGXCPU:  # stopped after the cap's CPU time
+                    return {**timed_out, "fit_time_s": time.perf_counter() - t0,
+                            "fit_cpu_s": float(math.ceil(task.timeout))}
                 raise RuntimeError(f"the fit's process died (exit code {proc.exitcode}), "
                                    "e.g. killed for memory") from None
             proc.join()
             if msg[0] == "error":
                 raise _ChildError(msg[1], msg[2])
-            return msg[1]
+            return {**msg[1], "fit_timeout_s": float(task.timeout), "cap": "cpu"}
         proc.kill()
         proc.join()
         return {**timed_out, "cap": "wall", "fit_time_s": time.perf_counter() - t0}

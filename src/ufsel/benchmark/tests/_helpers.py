@@ -10,7 +10,7 @@ from ufsel.base import BaseSelector
 from ufsel.benchmark._tables import read_csv
 
 #: Columns that hold measured times (they differ between two runs).
-TIMING = {"fit_time_s", "eval_time_s", "grid_fit_time_total_s"}
+TIMING = {"fit_time_s", "fit_cpu_s", "eval_time_s", "grid_fit_time_total_s"}
 #: The repository root (experiments/, benchmarks/), when running from a checkout.
 REPO = Path(__file__).resolve().parents[4]
 
