@@ -18,10 +18,15 @@ def test_demo_runs_every_selector_but_the_slow_ones():
         demo.DEMO_EXPERIMENT["methods"])
 
 
-def test_demo_all_runs_the_slow_selectors_last():
-    methods = list(demo.demo_experiment(include_slow=True)["methods"])
+def test_demo_all_runs_the_slow_selectors_last_under_the_cap():
+    doc = demo.demo_experiment(include_slow=True)
+    methods = list(doc["methods"])
     assert set(methods) == set(SELECTORS)
     assert methods[-len(demo.SLOW_SELECTORS):] == sorted(demo.SLOW_SELECTORS)
+    # the cap of the experiment file guards the slow fits; the fast demo has none
+    assert doc["evaluation"]["fit_timeout"] == demo.DEMO_EXPERIMENT["evaluation"][
+        "fit_timeout"] > 0
+    assert demo.demo_experiment(include_slow=False)["evaluation"]["fit_timeout"] == 0
 
 
 def test_selectors_that_need_a_cluster_count_get_the_number_of_classes():
