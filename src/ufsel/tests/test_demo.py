@@ -5,8 +5,7 @@ import json
 
 import pytest
 
-from ufsel import SELECTORS, get_selector
-from ufsel import demo
+from ufsel import SELECTORS, demo, get_selector
 
 
 def test_demo_runs_every_selector_but_the_slow_ones():
