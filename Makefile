@@ -35,6 +35,7 @@ demo: $(VENV)/.installed-demo
 demo-all: $(VENV)/.installed-demo
 	$(PY) -m ufsel.demo --all
 
+# The package tests (src/ufsel) and the repository checks (tests/): pyproject.toml testpaths.
 test: $(VENV)/.installed-dev
 	$(PY) -m pytest -q -p no:cacheprovider -m "not wheel"
 
@@ -47,7 +48,7 @@ docs: $(VENV)/.installed-docs
 	@echo "docs: open docs/_build/html/index.html"
 
 lint: $(VENV)/.installed-dev
-	$(VENV)/bin/ruff check src benchmarks
+	$(VENV)/bin/ruff check src benchmarks tests
 
 clean:
 	rm -rf $(VENV) demo_results .pytest_cache docs/_build docs/auto_examples docs/api/generated docs/sg_execution_times.rst

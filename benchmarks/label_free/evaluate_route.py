@@ -39,6 +39,7 @@ import json
 import math
 import os
 import platform
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -46,6 +47,7 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 SPLIT_FILE = REPO / "benchmarks" / "label_free" / "split.toml"
 REFERENCE = REPO / "benchmarks" / "results" / "label_free" / "reference_acc.csv"
 OUT_DIR = REPO / "benchmarks" / "results" / "label_free"
@@ -107,17 +109,10 @@ def kind_of(split, name):
 
 def build_reference(results_csv, out=REFERENCE):
     """Condense a leaderboard run's results.csv into the grid means the table needs."""
+    from pool import read_bench_acc
+
     ks_of = {}
-    cells = {}
-    with open(results_csv, newline="") as fh:
-        for r in csv.DictReader(fh):
-            if r["metric"] != "acc" or r["status"] != "ok" or r["value"] == "":
-                continue
-            if r["method"] != "random" and (r["protocol"] != "n_classes"
-                                            or r["tuning"] != "defaults"):
-                continue
-            cells.setdefault((r["dataset"], r["method"]), {})[int(r["n_features"])] = float(
-                r["value"])
+    cells = read_bench_acc(results_csv)
     rows = []
     for (ds, method), values in sorted(cells.items()):
         if ds not in ks_of:
@@ -163,28 +158,34 @@ def acc_of(X, y, cols):
     return float(res["acc_mean"])
 
 
-def run_route(X, options):
+def run_route(X, options, name):
+    """The route on X; its recommender never saw the data set (the shipped table less its row)."""
+    from evaluate_pool import _held_out_table
+
     from ufsel import AutoSelector
 
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        sel = AutoSelector(random_state=0, n_resamples=0, **options).fit(X)
+        sel = AutoSelector(random_state=0, n_resamples=0, recommender_table=_held_out_table(name),
+                           **options).fit(X)
     return sel, time.perf_counter() - t0
 
 
 def evaluate_dataset(name, options, log):
     from threadpoolctl import threadpool_limits
 
+    from ufsel.model_selection._auto import standardized
+
     X, y = load(name)
     n, d = X.shape
-    sel, seconds = run_route(X, options)
+    sel, seconds = run_route(X, options, name)
     est = sel.selector_
     ks = grid_counts(d)
     with threadpool_limits(limits=1):
         # the chosen configuration's ranking for each count (MCFS's depends on the count,
         # as the leaderboard evaluates it; the others' do not)
-        Xfit = sel._standardized(X) if sel.params_["standardize"] else X
+        Xfit = standardized(X) if sel.params_["standardize"] else X
         rankings = type(est)(**est.get_params()).fit_rankings(Xfit, sorted(set(ks)))
         accs = {k: acc_of(X, y, np.argsort(rankings[k], kind="stable")[:k]) for k in set(ks)}
         k_star = int(sel.n_features_to_select_)
@@ -200,7 +201,7 @@ def evaluate_dataset(name, options, log):
             from ufsel.model_selection import assess_selection
 
             k_alt = int(sel.curve_.suggest(prefer="fewest", tolerance=0.05, n_se=0.0))
-            Xw = sel._standardized(X) if sel.params_["standardize"] else X
+            Xw = standardized(X) if sel.params_["standardize"] else X
             half = type(est)(**{**est.get_params(), "n_features_to_select": k_alt})
             top = np.argsort(half.fit(Xw).ranking_, kind="stable")[:k_alt]
             va = assess_selection(Xw, top, estimator=half, n_clusters=sel.n_clusters_,

@@ -375,7 +375,7 @@ def row_space_share(name):
     sel = fit_ufsa(X, k_feat, np.unique(y).size)
     keep = ~sel.constant_features_
     Xs = (X[:, keep] - X[:, keep].mean(axis=0)) / sel.feature_scale_[keep]
-    W = sel.components_[keep]
+    W = sel.W_[keep]
     _, sv, Vt = np.linalg.svd(Xs, full_matrices=False)
     rank = int(np.sum(sv > 1e-8 * sv[0]))
     share = np.linalg.norm(Vt[:rank] @ W) ** 2 / np.linalg.norm(W) ** 2

@@ -45,7 +45,7 @@ from pathlib import Path
 import numpy as np
 from scipy import linalg
 
-from ufsel import _dgufs as dg  # private: needs public API (per-stage timers)
+from ufsel.selectors.adaptive_graph import _dgufs as dg  # private: needs public API (per-stage timers)
 from ufsel.datasets import load_dataset
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _harness

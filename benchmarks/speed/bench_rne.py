@@ -101,7 +101,7 @@ def main(argv=None):
             new_s = time.perf_counter() - t0
         if not args.skip_old:
             ratio = old_s / new_s
-            diff = float(np.abs(H_old - est.H_).max() / np.abs(H_old).max())
+            diff = float(np.abs(H_old - est.W_).max() / np.abs(H_old).max())
             old_rank = np.lexsort((np.arange(X.shape[1]), -np.sum(H_old * H_old, axis=1)))
             same = str(bool(np.array_equal(old_rank, np.argsort(est.ranking_))))
         print(f"{m:5d} {old_s:8.2f} {new_s:8.2f} {ratio:8.2f} {diff:15.2e} {same:>13s}",

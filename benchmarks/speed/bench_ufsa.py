@@ -58,7 +58,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-import ufsel._ufsa as ufsa_module  # private: needs public API (per-step timing hooks)
+import ufsel.selectors.adaptive_graph._ufsa as ufsa_module  # private: needs public API (per-step timing hooks)
 from ufsel import UFSA
 from ufsel.datasets import load_dataset, make_mnist70k_like
 from ufsel.evaluation import evaluate_clustering

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import ufsel
-import ufsel._udfs as udfs_module  # private: needs public API (per-iteration trace)
+import ufsel.selectors.sparse_regression._udfs as udfs_module  # private: needs public API (per-iteration trace)
 from ufsel.datasets import load_dataset
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _harness

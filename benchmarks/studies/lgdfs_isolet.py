@@ -47,7 +47,7 @@ from sklearn.metrics import normalized_mutual_info_score
 from sklearn.preprocessing import StandardScaler
 
 from ufsel import LGDFS, LaplacianScore, MaxVariance
-from ufsel._lgdfs import lgdfs_regression_norms  # private: needs public API
+from ufsel.selectors.sparse_regression._lgdfs import lgdfs_regression_norms  # private: needs public API
 from ufsel.datasets import load_dataset
 from ufsel.evaluation import evaluate_selection
 from ufsel.graph import local_regions, weighted_knn_graph

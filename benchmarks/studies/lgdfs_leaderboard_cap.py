@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-import ufsel._lgdfs as lg  # private: needs public API (per-stage timers)
+import ufsel.selectors.sparse_regression._lgdfs as lg  # private: needs public API (per-stage timers)
 from ufsel import LGDFS
 from ufsel.datasets import load_dataset
 

@@ -17,7 +17,7 @@ from collections import Counter
 import numpy as np
 
 from ufsel.linalg import stiefel_quadratic
-from ufsel.tests.test_orth import random_stiefel_problem
+from ufsel.linalg.tests.test_orth import random_stiefel_problem
 
 
 def half_riemannian_gradient(W, AW, B):

@@ -11,59 +11,16 @@ from .utils import config_context, get_config, set_config
 
 __version__ = "0.1.0"
 
-# --- foundation selectors: MaxVariance, Laplacian Score, MCFS ---
-from ._laplacian_score import LaplacianScore  # noqa: E402
-from ._maxvar import MaxVariance  # noqa: E402
-from ._mcfs import MCFS  # noqa: E402
-from ._pivoted_qr import PivotedQR  # noqa: E402
+# --- the selectors, by family (ufsel.selectors.FAMILIES is the one table) ---
+from .selectors import (  # noqa: E402
+    DGUFS, EUFS, EVSC, FAMILIES, JELSR, LGDFS, MCFS, NDFS, RNE, RSFS, RUFS, SOGFS, SPCAFS,
+    SPEC, UDFS, UFSA, LaplacianScore, MaxVariance, PivotedQR, QAlpha,
+)
 
-register("maxvariance", MaxVariance)
-register("pivotedqr", PivotedQR)
-register("laplacianscore", LaplacianScore)
-register("mcfs", MCFS)
-
-# --- seed methods: SPCAFS, UFSA ---
-from ._spcafs import SPCAFS  # noqa: E402
-from ._ufsa import UFSA  # noqa: E402
-
-register("spcafs", SPCAFS)
-register("ufsa", UFSA)
-
-# --- seed methods: RSFS, LGDFS ---
-from ._lgdfs import LGDFS  # noqa: E402
-from ._rsfs import RSFS  # noqa: E402
-
-register("rsfs", RSFS)
-register("lgdfs", LGDFS)
-
-# --- baselines ---
-# spectral-regression and embedding baselines: JELSR, NDFS, RUFS, SPEC, UDFS
-from ._jelsr import JELSR  # noqa: E402
-from ._ndfs import NDFS  # noqa: E402
-from ._rufs import RUFS  # noqa: E402
-from ._spec import SPEC  # noqa: E402
-from ._udfs import UDFS  # noqa: E402
-
-register("udfs", UDFS)
-register("ndfs", NDFS)
-register("jelsr", JELSR)
-register("rufs", RUFS)
-register("spec", SPEC)
-
-# further baselines: DGUFS, EUFS, EVSC, Q-alpha, RNE, SOGFS
-from ._dgufs import DGUFS  # noqa: E402
-from ._eufs import EUFS  # noqa: E402
-from ._evsc import EVSC  # noqa: E402
-from ._qalpha import QAlpha  # noqa: E402
-from ._rne import RNE  # noqa: E402
-from ._sogfs import SOGFS  # noqa: E402
-
-register("evsc", EVSC)
-register("qalpha", QAlpha)
-register("eufs", EUFS)
-register("dgufs", DGUFS)
-register("sogfs", SOGFS)
-register("rne", RNE)
+for _family in FAMILIES.values():
+    for _name, _cls in _family.items():
+        register(_name, _cls)
+del _family, _name, _cls
 
 # --- label-free model selection ---
 from .model_selection import AutoSelector, select_features  # noqa: E402

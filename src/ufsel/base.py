@@ -1,11 +1,12 @@
-"""The shared selector base class and the checks every selector shares.
+"""The shared selector base class: the estimator template and the ranking helpers.
 
 Every ufsel selector is a scikit-learn estimator built on :class:`BaseSelector`.
 A subclass implements ``_fit(X)``, which receives validated data and returns
 one score per feature (higher is better); the base class resolves
 ``n_features_to_select``, turns the scores into ``ranking_`` (constant
 features last, see :class:`BaseSelector`) and a support mask, and refuses
-non-finite scores.
+non-finite scores. Input validation is in :mod:`ufsel.utils`, the
+exceptions in :mod:`ufsel.exceptions`; the names once defined here are imported here.
 """
 
 from __future__ import annotations
@@ -15,42 +16,34 @@ import warnings
 from numbers import Integral
 
 import numpy as np
-from scipy import sparse
 from sklearn.base import BaseEstimator, _fit_context, clone
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._fit_errors import numerical_guard, warn_not_converged
+from ._registry import SELECTORS
+from .exceptions import NumericalError
 from .graph import knn_affinity
 from .linalg import constant_features
-from .utils import import_optional, is_dask_array, thread_limit
+from .utils import get_config, is_dask_array, thread_limit
+from .utils._docstrings import fill_doc
+from .utils._validation import (
+    check_finite,
+    check_magnitude,
+    check_n_clusters,
+    check_n_neighbors,
+    check_n_samples,
+    densify,
+    numeric_2d,
+    resolve_n_features,
+    validate_dask_array,
+)
 
-__all__ = [
-    "BaseSelector",
-    "NumericalError",
-    "check_magnitude",
-    "check_n_neighbors",
-    "check_n_clusters",
-    "constant_last",
-    "densify",
-    "max_abs_value",
-    "numerical_guard",
-    "ranking_from_scores",
-    "warn_not_converged",
-]
-
-#: Sparse input larger than this (in bytes, once dense) is never densified
-#: by a method that needs dense data; it raises instead.
-MAX_DENSE_BYTES = 4 * 1024**3
-
-
-class NumericalError(ValueError, ArithmeticError):
-    """An iterative method produced NaN/inf or diverged.
-
-    Subclasses ``ValueError`` so that callers catching bad-input errors catch it.
-    """
+__all__ = ["BaseSelector", "NumericalError", "check_magnitude", "check_n_clusters",
+           "check_n_neighbors", "constant_last", "densify", "numerical_guard",
+           "ranking_from_scores", "warn_not_converged"]
 
 
 def ranking_from_scores(scores, tiebreak=None):
@@ -106,206 +99,13 @@ def constant_last(ranking, constant):
     return out
 
 
-def check_n_neighbors(n_neighbors, n_samples, owner):
-    """Raise a ValueError when a k-NN graph cannot be built on ``n_samples``."""
-    if n_samples < n_neighbors + 1:
-        raise ValueError(
-            f"{owner} builds a {n_neighbors}-nearest-neighbour graph and needs at "
-            f"least n_neighbors + 1 = {n_neighbors + 1} samples, got n_samples={n_samples}. "
-            f"Pass n_neighbors <= {max(n_samples - 1, 1)} or provide more samples."
-        )
-
-
-def check_n_clusters(n_clusters, n_samples, owner, *, name="n_clusters"):
-    """Raise a ValueError when ``n_clusters`` does not fit the data."""
-    if n_clusters >= n_samples:
-        raise ValueError(
-            f"{owner} needs {name} < n_samples, got {name}={n_clusters} with "
-            f"n_samples={n_samples}. Pass {name} <= {max(n_samples - 1, 1)}."
-        )
-
-
-def max_abs_value(X):
-    """Largest absolute entry of a dense or sparse matrix (0 for an empty one)."""
-    data = X.data if sparse.issparse(X) else X
-    return float(max(data.max(), -data.min())) if data.size else 0.0
-
-
-def check_magnitude(X, owner):
-    """Refuse data whose squared distances or Gram entries would overflow or underflow.
-
-    Selectors compute sums of ``n`` or ``d`` squared values (variances, Gram
-    matrices, squared Euclidean distances between points up to ``2 max|x|``
-    apart), which stay finite when ``max|x| <= sqrt(max_float / (4 max(n, d)))``
-    (about 1e150 for a million samples or features in float64, 1e16 in
-    float32). Values that large are
-    almost always a unit or encoding error; the fix is to rescale. Data whose
-    largest magnitude is below ``sqrt(tiny)`` (1.5e-154 in float64) is refused
-    too: its squares underflow and every feature would look constant.
-    """
-    fmax = float(np.finfo(X.dtype).max) if X.dtype.kind == "f" else float(np.finfo(np.float64).max)
-    limit = np.sqrt(fmax / (4.0 * max(X.shape[0], X.shape[1], 1)))
-    amax = max_abs_value(X)
-    tiny = float(np.sqrt(np.finfo(X.dtype if X.dtype.kind == "f" else np.float64).tiny))
-    if 0.0 < amax < tiny:
-        raise ValueError(
-            f"{owner}: the largest magnitude in X is {amax:.3g}, below {tiny:.3g}: squared "
-            "values underflow to zero and every feature would look constant. Rescale the "
-            "features first (for example with sklearn.preprocessing.StandardScaler)."
-        )
-    if amax > limit:
-        raise ValueError(
-            f"{owner}: X holds values of magnitude up to {amax:.3g}, above the limit "
-            f"{limit:.3g} for data of shape {X.shape}: squared distances and Gram matrices "
-            "would overflow float64. Rescale the features first (for example with "
-            "sklearn.preprocessing.StandardScaler or MaxAbsScaler)."
-        )
-
-
-@contextlib.contextmanager
-def numerical_guard(owner):
-    """Turn NumPy overflow / invalid-operation errors inside a fit into :class:`NumericalError`.
-
-    Inside the block, an operation that overflows to inf or produces NaN
-    (``inf - inf``, ``0 / 0``, ``sqrt`` of a negative number) raises instead of
-    warning and silently propagating; selectors that divide by quantities that
-    may vanish use ``np.divide(..., where=...)`` or a local ``np.errstate``.
-    A ``LinAlgError`` (singular system) becomes a :class:`NumericalError` too,
-    and a ``ValueError`` raised by a shared building block (graph, linalg)
-    that does not name the selector is re-raised with its name in front.
-    """
-    try:
-        with np.errstate(over="raise", invalid="raise"):
-            yield
-    except NumericalError:
-        raise
-    except np.linalg.LinAlgError as exc:
-        raise NumericalError(
-            f"{owner}: a linear-algebra step failed during fit ({exc}). The data may be "
-            "degenerate or badly scaled (standardise the features), or a regularisation "
-            "parameter may be too small."
-        ) from exc
-    except ValueError as exc:
-        if owner in str(exc):
-            raise
-        # an error from a shared building block: say which selector it stopped
-        try:
-            renamed = type(exc)(f"{owner}: {exc}")
-        except Exception:  # pragma: no cover - exotic exception signature
-            renamed = ValueError(f"{owner}: {exc}")
-        raise renamed from exc
-    except FloatingPointError as exc:
-        raise NumericalError(
-            f"{owner}: a floating-point operation failed during fit ({exc}); the result "
-            "would be NaN or infinite. The data may be badly scaled (standardise the "
-            "features) or a parameter may be extreme (move it towards its default)."
-        ) from exc
-
-
-def _numeric_2d(X, owner):
-    """X as a two-dimensional numeric array-like, or a one-line ValueError naming ``owner``.
-
-    A DataFrame is returned as it is (scikit-learn reads its feature names) once
-    every column is numeric; other array-likes become an ndarray.
-    """
-    if sparse.issparse(X):
-        if X.dtype.kind not in "biuf":
-            raise ValueError(f"{owner} needs numeric input, got a sparse matrix of dtype "
-                             f"{X.dtype}.")
-        return X
-    dtypes = getattr(X, "dtypes", None)
-    if dtypes is not None and getattr(X, "ndim", None) == 2:  # a DataFrame
-        bad = [str(col) for col, dt in dtypes.items() if getattr(dt, "kind", "O") not in "biuf"]
-        if bad:
-            raise ValueError(
-                f"{owner} needs numeric input, but column(s) {bad[:5]} of X hold values that "
-                "are not numbers. Encode categorical columns (for example with "
-                "sklearn.preprocessing.OneHotEncoder) or drop them before fitting."
-            )
-        return X
-    A = np.asarray(X)
-    if A.dtype.kind == "c":  # the phrase scikit-learn's estimator checks expect
-        raise ValueError(f"{owner}: Complex data not supported (X has dtype {A.dtype}). Pass "
-                         "real numbers, for example the modulus or the real part.")
-    if A.dtype.kind not in "biufOUS":  # datetime, ...
-        raise ValueError(f"{owner} needs numeric input, got X of dtype {A.dtype}.")
-    if A.dtype.kind in "OUS":
-        try:
-            A = A.astype(np.float64)
-        except ValueError as exc:  # text that is not a number
-            raise ValueError(
-                f"{owner} needs numeric input, but X holds values that are not numbers ({exc}). "
-                "Encode categorical columns (for example with "
-                "sklearn.preprocessing.OneHotEncoder) or drop them before fitting."
-            ) from None
-        except TypeError as exc:  # an object that is no number at all: still a TypeError
-            raise TypeError(f"{owner} needs numeric input: {exc}.") from None
-    if A.ndim != 2:
-        raise ValueError(
-            f"{owner} needs a 2D array of shape (n_samples, n_features), got a {A.ndim}D array "
-            f"of shape {A.shape}. Use X.reshape(-1, 1) for a single feature."
-        )
-    return A
-
-
-def _check_finite(X, owner):
-    """Refuse NaN and infinite entries with a one-line ValueError naming ``owner``."""
-    data = X.data if sparse.issparse(X) else X
-    with np.errstate(over="ignore", invalid="ignore"):
-        if np.isfinite(data.sum()):  # one pass for finite data; the sum may overflow
-            return
-    if np.isnan(data).any():
-        raise ValueError(
-            f"{owner}: X contains NaN (missing values), which ufsel selectors do not "
-            "accept. Impute them (for example with sklearn.impute.SimpleImputer) or "
-            "drop the affected samples or features before fitting."
-        )
-    if not np.isfinite(data).all():
-        raise ValueError(
-            f"{owner}: X contains infinity. Replace or drop the non-finite entries (or "
-            "rescale the data) before fitting."
-        )
-
-
-def densify(X, owner, *, max_bytes=None):
-    """Return a dense view of X, refusing sparse input that would not fit.
-
-    Used only by methods whose mathematics needs a dense n x d matrix; their
-    docstrings say so and their class has ``_sparse_native = False``.
-    ``max_bytes`` defaults to the module's ``MAX_DENSE_BYTES`` (4 GiB), read
-    at call time.
-    """
-    if not sparse.issparse(X):
-        return X
-    if max_bytes is None:
-        max_bytes = MAX_DENSE_BYTES
-    need = X.shape[0] * X.shape[1] * X.dtype.itemsize
-    if need > max_bytes:
-        raise ValueError(
-            f"{owner} needs a dense copy of the sparse input, which would take "
-            f"{need / 1024**3:.1f} GiB (limit {max_bytes / 1024**3:.1f} GiB). Use a "
-            f"selector that works on sparse data ({', '.join(_sparse_native_names())}), "
-            "or reduce the number of features first."
-        )
-    return X.toarray()
-
-
-def _sparse_native_names():
-    from ._registry import SELECTORS
-
-    return [cls.__name__ for _, cls in sorted(SELECTORS.items())
-            if getattr(cls, "_sparse_native", False)]
-
-
-def warn_not_converged(owner, max_iter, last_change, tol):
-    """Emit the ConvergenceWarning shared by all iterative selectors."""
-    warnings.warn(
-        f"{owner} did not converge within max_iter={max_iter} iterations "
-        f"(last relative objective change {last_change:.3g} > tol={tol:g}). "
-        "Increase max_iter or tol.",
-        ConvergenceWarning,
-        stacklevel=3,
-    )
+def __getattr__(name):
+    """``MAX_DENSE_BYTES``, deprecated: ``ufsel.get_config()["max_dense_bytes"]``."""
+    if name != "MAX_DENSE_BYTES":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    warnings.warn("ufsel.base.MAX_DENSE_BYTES is deprecated: use ufsel.get_config() and "
+                  "ufsel.set_config(max_dense_bytes=...).", FutureWarning, stacklevel=2)
+    return get_config()["max_dense_bytes"]
 
 
 class RankingSelectorMixin(SelectorMixin):
@@ -318,25 +118,7 @@ class RankingSelectorMixin(SelectorMixin):
         return self.ranking_ <= self.n_features_to_select_
 
     def _resolve_n_features(self, n_features):
-        k = self.n_features_to_select
-        if k is None:
-            return max(1, n_features // 2)
-        if isinstance(k, bool):
-            raise ValueError(
-                f"{type(self).__name__}: n_features_to_select={k} is a bool. Pass an int "
-                "(number of features), a float in (0, 1] (fraction) or None (half)."
-            )
-        if isinstance(k, Integral):
-            if k > n_features:
-                raise ValueError(
-                    f"{type(self).__name__}: n_features_to_select={k} is larger than the "
-                    f"number of features ({n_features}). Pass a value <= {n_features}, a "
-                    "fraction in (0, 1], or None for half of the features."
-                )
-            return int(k)
-        # floor(k * d), at least 1; the relative slack keeps 0.29 * 100 at 29
-        # although the product rounds to 28.999999999999996
-        return max(1, int(np.floor(k * n_features * (1.0 + 1e-12))))
+        return resolve_n_features(self.n_features_to_select, n_features, type(self).__name__)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -346,6 +128,7 @@ class RankingSelectorMixin(SelectorMixin):
         return tags
 
 
+@fill_doc
 class BaseSelector(RankingSelectorMixin, BaseEstimator):
     """Base class of every ufsel selector.
 
@@ -356,26 +139,13 @@ class BaseSelector(RankingSelectorMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_features_to_select : int, float or None, default=None
-        Number of features to select (int), fraction of the features (float in
-        (0, 1]), or None for half of them.
+    {n_features_to_select}
 
     Attributes
     ----------
     scores_ : ndarray of shape (n_features,)
         Feature scores, higher is better.
-    ranking_ : ndarray of shape (n_features,)
-        ``ranking_[j]`` is the rank of feature j, 1 = best; constant features
-        come last (see Notes).
-    constant_features_ : ndarray of bool, shape (n_features,)
-        The features found constant in the data ``fit`` saw.
-    n_features_to_select_ : int
-        The resolved number of selected features.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of the features seen during ``fit``, only for input with string
-        column names (a DataFrame).
+    {selector_attributes}
 
     See Also
     --------
@@ -396,17 +166,17 @@ class BaseSelector(RankingSelectorMixin, BaseEstimator):
     - ``_scores_depend_on_count``: True when the scores change with
       ``n_features_to_select`` (MCFS); such a selector overrides
       ``_fit_rankings``.
-    - ``_supports_dask``: True when ``_fit`` accepts a ``dask.array.Array`` (it
-      then uses only the dask-aware building blocks of :mod:`ufsel.linalg` and
-      :mod:`ufsel.graph`). Dask input is validated by ``_validate_dask`` (lazily
-      cast, columns in one chunk, one chunk-wise finiteness pass) and is never
-      loaded whole.
+    - ``_supports_dask``: True when ``_fit`` accepts a ``dask.array.Array``, which
+      it reads only through the dask-aware blocks of :mod:`ufsel.linalg` and
+      :mod:`ufsel.graph`, never whole (validated by ``_validate_dask``).
     - ``_sparse_native``: True when ``_fit`` never forms a dense n x d copy of
-      sparse X. False (the default) for methods whose mathematics needs dense X:
-      they call :func:`densify`, which refuses sparse input whose dense copy would
-      exceed ``MAX_DENSE_BYTES`` with a ``ValueError`` naming the sparse-native
-      selectors. ``test_scale_sparse.py`` checks both for every registered
-      selector.
+      sparse X; the others call :func:`densify`, which refuses a copy above
+      ``max_dense_bytes`` (:func:`ufsel.set_config`); ``fit`` then names the
+      sparse-native selectors. ``test_scale_sparse.py`` checks every selector.
+
+    **Shared docstring text.** A docstring line ``{name}`` stands for the entries
+    ``ufsel.utils._docstrings.SHARED_DOCSTRINGS[name]``, filled in for every
+    subclass (:func:`~ufsel.utils._docstrings.fill_doc`).
 
     **Constant features.** A feature whose values are all equal (or whose
     standard deviation is at most 1e-12 times the largest one;
@@ -449,11 +219,13 @@ class BaseSelector(RankingSelectorMixin, BaseEstimator):
     def __init__(self, n_features_to_select=None):
         self.n_features_to_select = n_features_to_select
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        fill_doc(cls)
+
     def _uses_n_clusters(self):
-        """Whether the scores depend on the ``n_clusters`` parameter at the current
-        settings (False for a selector without one; SPEC uses it only with phi3).
-        :class:`~ufsel.model_selection.AutoSelector` tries such a method at several
-        cluster counts, the others once."""
+        """Whether the scores depend on ``n_clusters`` at the current settings (SPEC:
+        only with phi3); AutoSelector tries such a method at several cluster counts."""
         return "n_clusters" in self.get_params(deep=False)
 
     # ------------------------------------------------------------------ API
@@ -529,8 +301,7 @@ class BaseSelector(RankingSelectorMixin, BaseEstimator):
 
     def _problem_size(self, X):
         """The size the thread policy sees (:func:`ufsel.utils.thread_limit`): the
-        number of entries of the largest matrix a fit works on, ``n_samples *
-        n_features`` unless a method overrides it."""
+        entries of the largest matrix a fit works on, by default ``n * d``."""
         return X.shape[0] * X.shape[1]
 
     @contextlib.contextmanager
@@ -588,8 +359,8 @@ class BaseSelector(RankingSelectorMixin, BaseEstimator):
         if is_dask_array(X):
             return self._validate_dask(X, reset=reset)
         name = type(self).__name__
-        X = _numeric_2d(X, name)
-        self._check_n_samples(X.shape, name)
+        X = numeric_2d(X, name)
+        check_n_samples(X.shape, self._min_samples, name)
         dtype = [np.float64, np.float32] if self._preserves_float32() else np.float64
         try:
             X = validate_data(
@@ -609,53 +380,22 @@ class BaseSelector(RankingSelectorMixin, BaseEstimator):
             )
         except ValueError as exc:  # what our checks above leave to scikit-learn
             raise ValueError(f"{name}: {exc}") from exc
-        _check_finite(X, name)
+        check_finite(X, name)
         check_magnitude(X, name)
         return X
-
-    def _check_n_samples(self, shape, name):
-        n, d = shape
-        if n < self._min_samples:
-            raise ValueError(
-                f"{name}: X has {n} sample(s) (shape={tuple(shape)}) while a minimum of "
-                f"{self._min_samples} is required."
-            )
-        if d < 1:
-            raise ValueError(
-                f"{name}: X has 0 feature(s) (shape={tuple(shape)}) while a minimum of 1 is "
-                "required."
-            )
 
     def _validate_dask(self, X, *, reset=True):
         """The dask counterpart of ``validate_data``: shape, dtype, finiteness, n_features_in_."""
         name = type(self).__name__
         if not self._supports_dask:
-            from ._registry import SELECTORS
-
             able = sorted(k for k, cls in SELECTORS.items() if cls._supports_dask)
             raise TypeError(
                 f"{name} does not accept dask arrays. Selectors that do: {able}. "
                 "Otherwise load the data into memory (X.compute()) first."
             )
-        da = import_optional("dask.array", purpose=f"Fitting {name} on a dask array")
-        if X.ndim != 2:
-            raise ValueError(f"{name} needs a 2D array, got a {X.ndim}D dask array.")
-        if any(np.isnan(c) for c in X.shape):
-            raise ValueError(
-                f"{name} needs the dask array's chunk sizes; call X.compute_chunk_sizes() first."
-            )
-        if X.dtype.kind not in "biuf":
-            raise ValueError(f"{name} needs numeric input, got a dask array of dtype {X.dtype}.")
-        n, d = X.shape
-        self._check_n_samples(X.shape, name)
-        dtype = (np.float32 if self._preserves_float32() and X.dtype == np.float32
-                 else np.float64)
-        X = X.astype(dtype).rechunk({1: -1})
-        if not bool(da.isfinite(X).all().compute()):
-            raise ValueError(
-                f"{name}: X contains NaN or infinity. Impute or drop the non-finite entries "
-                "before fitting."
-            )
+        X = validate_dask_array(X, self._min_samples, name,
+                                float32=self._preserves_float32())
+        d = X.shape[1]
         if reset:
             self.n_features_in_ = d
             if hasattr(self, "feature_names_in_"):

@@ -189,36 +189,6 @@ def _warn_constant(mask, names):
                       stacklevel=2)
 
 
-def _verdict_record(v):
-    """The sidecar's fields for a Verdict (the same for a named method and for auto)."""
-    return {
-        "verdict": v.summary(), "beats_random": bool(v.beats_random),
-        "verdict_details": {
-            "criterion": v.test.criterion, "statistic": v.test.statistic,
-            "random_mean": v.test.null_mean, "random_std": v.test.null_std,
-            "z_score": v.z_score, "p_value": v.p_value, "alpha": v.alpha,
-            "random_subsets": int(v.test.null.size), "every_subset": bool(v.test.exact),
-            "testable": bool(v.testable), "held_out": bool(v.held_out),
-            "stability": None if v.stability is None else {
-                "value": v.stability.value, "ci_low": v.stability.ci_low,
-                "ci_high": v.stability.ci_high,
-                "n_resamples": int(v.stability.selections.shape[0])}}}
-
-
-def _standardized(X):
-    """Each feature scaled to unit variance (and centred when X is dense; constant ones kept)."""
-    from sklearn.preprocessing import StandardScaler
-
-    return StandardScaler(with_mean=not sparse.issparse(X)).fit_transform(X)
-
-
-def _auto_n_clusters(X, random_state):
-    """The label-free cluster count and how it was chosen."""
-    from .model_selection import estimate_n_clusters
-
-    return int(estimate_n_clusters(X, random_state=random_state)), "auto: eigengap"
-
-
 def _format_params(cls_name, params, notes):
     parts = [f"{k}={params[k]!r}" + (f" [{notes[k]}]" if k in notes else "")
              for k in sorted(params)]
@@ -243,118 +213,54 @@ def _check_method(args):
     return cls, params
 
 
-def _curve_record(curve):
-    return {"rule": f"ufsel.model_selection.suggest_n_features (the {curve.prefer} counts on "
-                    f"the plateau of the excess over random subsets, within {curve.n_se:g} "
-                    f"standard errors or {curve.tolerance:g} of the best; criterion "
-                    f"{curve.criterion})",
-            "counts": curve.counts, "values": curve.values, "random_mean": curve.null_mean,
-            "excess_over_random": curve.excess}
+def _select(args, X, cls, params):
+    """Fit the automatic route, or the named method through it (``AutoSelector``).
 
-
-def _select_one(args, X, cls, params):
-    """Fit the named selector.
-
-    Returns (class name, fitted selector, support, ranking, parameters used,
-    notes on the auto values, extras for the sidecar).
+    Returns (class name, fitted AutoSelector, support, parameters used, notes on
+    the auto values, extras for the sidecar).
     """
-    valid = cls().get_params()
-    params = dict(params)
-    notes, extras = {}, {}
-    K = params.get("n_clusters")  # also the K of the feature-count criterion
-    if "n_clusters" in valid and K is None or args.n_features == "auto" and K is None:
-        if args.n_clusters in (None, "auto"):
-            K, notes["n_clusters"] = _auto_n_clusters(X, args.random_state)
-        else:
-            K = args.n_clusters
-        if "n_clusters" in valid:
-            params["n_clusters"] = K
-    if "random_state" in valid and "random_state" not in params:
-        params["random_state"] = args.random_state
-    k = args.n_features
-    if k == "auto":
-        from .model_selection import suggest_n_features
-
-        sel = cls(n_features_to_select=None, **params).fit(X)
-        curve = suggest_n_features(X, sel.ranking_, n_clusters=K, random_state=args.random_state)
-        k = int(curve.n_features)
-        notes["n_features_to_select"] = "auto: feature-count curve"
-        extras["n_features_curve"] = _curve_record(curve)
-        if cls._scores_depend_on_count:  # the ranking changes with the count: refit
-            sel = cls(n_features_to_select=k, **params).fit(X)
-    else:
-        sel = cls(n_features_to_select=k, **params).fit(X)
-        if isinstance(k, float):
-            notes["n_features_to_select"] = f"fraction {k} of {X.shape[1]}"
-    ranking = np.asarray(sel.ranking_)
-    support = ranking <= (k if isinstance(k, int) else sel.n_features_to_select_)
-    used = {**sel.get_params(deep=False), "n_features_to_select": int(support.sum())}
-    if "n_clusters" not in valid and K is not None:
-        extras["criterion_n_clusters"] = K
-        notes.pop("n_clusters", None)
-    if not args.no_verdict and not support.all():  # all features: nothing to compare with
-        extras.update(_verdict_one(args, X, sel, support, K))
-    return cls.__name__, sel, support, ranking, used, notes, extras
-
-
-def _verdict_one(args, X, sel, support, K):
-    """The automatic route's label-free verdict, for the named method's selection."""
-    from .model_selection import assess_selection
-
-    if K is None and args.n_clusters not in (None, "auto"):
-        K = args.n_clusters
-    v = assess_selection(X, support, estimator=sel, method=type(sel).__name__, n_clusters=K,
-                         n_resamples=args.stability or 0, held_out=X.shape[0] >= 20,
-                         random_state=args.random_state)
-    return _verdict_record(v)
-
-
-def _select_auto(args, X):
-    """``--method auto``: AutoSelector chooses method, parameters and count."""
     from . import get_selector
     from .model_selection import AutoSelector
     from .utils import ProgressLine
 
-    auto = AutoSelector(n_features_to_select=args.n_features,
-                        n_clusters="auto" if args.n_clusters is None else args.n_clusters,
-                        # --standardize: X arrives standardized (again is the same); else
-                        # the route standardizes when the features' units differ
-                        standardize=True if args.standardize else "auto",
-                        random_state=args.random_state,
-                        **({} if args.stability is None
-                           else {"n_resamples": args.stability}))
+    options = {"n_features_to_select": args.n_features, "random_state": args.random_state,
+               "n_clusters": "auto" if args.n_clusters is None else args.n_clusters}
+    if cls is None:  # --standardize: X arrives standardised; else the route decides
+        options.update(standardize=False if args.standardize else "auto",
+                       **({} if args.stability is None else {"n_resamples": args.stability}))
+    else:
+        if "random_state" in cls().get_params():
+            params = {"random_state": args.random_state, **params}
+        options.update(methods=[args.method.lower()], choice="criterion",
+                       candidate_n_clusters="estimate", method_params=params,
+                       standardize=False, n_resamples=args.stability or 0,
+                       verdict=not args.no_verdict)
+    auto = AutoSelector(**options)
     auto._progress = progress = ProgressLine()
     try:
         auto.fit(X)
     finally:
         progress.close()
-    chosen = auto.selector_
-    used = {**chosen.get_params(deep=False),
+    used = {**auto.selector_.get_params(deep=False),
             "n_features_to_select": int(auto.n_features_to_select_)}
     notes = {}
-    k_note = "auto: eigengap" if args.n_clusters in (None, "auto") else None
-    if "n_clusters" in used and k_note:
-        notes["n_clusters"] = k_note
+    if "n_clusters" in used and args.n_clusters in (None, "auto") and "n_clusters" not in params:
+        notes["n_clusters"] = "auto: eigengap"
     if args.n_features == "auto":
         notes["n_features_to_select"] = "auto: feature-count curve"
     elif isinstance(args.n_features, float):
         notes["n_features_to_select"] = f"fraction {args.n_features} of {X.shape[1]}"
-    extras = {
-        **_verdict_record(auto.verdict_),
-        "candidates": [{**{key: c.get(key) for key in ("method", "standardize", "z_score",
-                                                        "error")},
-                        "n_clusters": c.get("params", {}).get("n_clusters")}
-                       for c in auto.candidates_],
-        "criterion_n_clusters": int(auto.n_clusters_),
-        "standardized_by_route": bool(auto.params_["standardize"] and not args.standardize),
-        "scale_spread": float(auto.scale_spread_),
-        "count_note": auto.count_note_,
-    }
-    if auto.curve_ is not None:
-        extras["n_features_curve"] = _curve_record(auto.curve_)
+    extras = auto.record()
+    if cls is not None:
+        for key in ("candidates", "standardized_by_route", "scale_spread", "recommendation"):
+            extras.pop(key, None)
+    else:
+        extras["standardized_by_route"] = bool(auto.params_["standardize"])
+    if "n_clusters" in used:
+        extras.pop("criterion_n_clusters", None)
     name = get_selector(auto.method_).__name__
-    support = np.asarray(auto.get_support())
-    return name, auto, support, np.asarray(auto.ranking_), used, notes, extras
+    return name, auto, np.asarray(auto.get_support()), used, notes, extras
+
 
 
 def _evaluate(X, labels, support, random_state):
@@ -393,8 +299,8 @@ def _cmd_select(args):
     _check_output(sidecar, "the sidecar")
     cls, params = _check_method(args)
     if args.method == "auto" and args.no_verdict:
-        raise CommandError("--no-verdict applies to a named method: the automatic route "
-                           "chooses by the same test, so its verdict costs nothing more.")
+        raise CommandError("--no-verdict applies to a named method: the automatic route's "
+                           "verdict is part of its answer.")
     if args.stability is not None and args.stability < 0:
         raise CommandError(f"--stability {args.stability}: give a number of resamples >= 0.")
     if args.no_verdict and args.stability:
@@ -425,23 +331,22 @@ def _cmd_select(args):
         print(f"Not features (--drop-columns): {', '.join(dropped)}.")
 
     t0 = time.perf_counter()
-    Xfit = _standardized(X) if args.standardize else X
     from .linalg import constant_features
+    from .model_selection import standardized as standardize
+
+    Xfit = standardize(X) if args.standardize else X
 
     constant = np.asarray(constant_features(Xfit), dtype=bool)
     _warn_constant(constant, names)
-    if args.method == "auto":
-        name, est, support, ranking, used, notes, extras = _select_auto(args, Xfit)
-    else:
-        name, est, support, ranking, used, notes, extras = _select_one(args, Xfit, cls, params)
+    name, auto, support, used, notes, extras = _select(args, Xfit, cls, params)
+    ranking, est = np.asarray(auto.ranking_), auto.selector_
     timings["select_s"] = time.perf_counter() - t0
     k = int(support.sum())
     standardized = bool(args.standardize)
     if args.method != "auto":
         lead = ""
-    elif extras.get("beats_random") is False and extras["verdict_details"]["testable"]:
-        lead = ("No candidate method beats random subsets here (see the verdict); the best "
-                "by the label-free criterion was ")
+    elif auto.verdict_ is not None and auto.verdict_.outcome == "no better":
+        lead = "The chosen method does not beat random subsets here (see the verdict): "
     else:
         lead = "AutoSelector chose "
     line = lead + _format_params(name, used, notes)
@@ -455,9 +360,11 @@ def _cmd_select(args):
                  f"{' [auto: eigengap]' if args.n_clusters in (None, 'auto') else ''} for the "
                  "label-free criterion")
     print(line)
+    if auto.recommendation_ is not None:
+        print(auto.recommendation_.summary())
     if extras.get("count_note"):
         print(f"Count: {extras['count_note']}.")
-    if "verdict" in extras:
+    if extras.get("verdict"):
         print(extras["verdict"].strip())
     constant = _constant_mask(est, constant)
 
@@ -487,7 +394,7 @@ def _cmd_select(args):
     if labels is not None:
         t0 = time.perf_counter()
         # cluster the selected columns as the selector saw them
-        evaluation = _evaluate(_standardized(X) if standardized else X, labels, support,
+        evaluation = _evaluate(standardize(X) if standardized else X, labels, support,
                                args.random_state)
         evaluation["standardized"] = standardized
         timings["evaluation_s"] = time.perf_counter() - t0

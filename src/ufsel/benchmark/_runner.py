@@ -130,6 +130,12 @@ def _parallel_map(func, tasks, store_root, n_jobs, progress, describe):
 
 
 def _class_path(cls):
+    """The cache key's name of a selector class: ``ufsel.<ClassName>`` for the public
+    selectors, so that moving a selector's module keeps its cached fits."""
+    import ufsel
+
+    if getattr(ufsel, cls.__qualname__, None) is cls:
+        return f"ufsel.{cls.__qualname__}"
     return f"{cls.__module__}.{cls.__qualname__}"
 
 

@@ -521,7 +521,7 @@ def _knn_hnsw(X, n_neighbors, metric, n_jobs, init_indices=None):
     """k-NN graph from faiss's HNSW index (built on one thread: deterministic)."""
     faiss = import_optional("faiss", purpose="algorithm='approximate' (HNSW)")
     _check_approximate_metric(metric)
-    from ..base import densify
+    from ..utils._validation import densify
 
     n = X.shape[0]
     Xf = np.asarray(densify(X, "knn_graph") if sparse.issparse(X) else X, dtype=np.float64)

@@ -9,12 +9,14 @@ result is returned as a NumPy array.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy import sparse
 from scipy.sparse import linalg as splinalg
 from sklearn.utils.sparsefuncs import mean_variance_axis
 
-from ..utils import import_optional, is_dask_array
+from ..utils import get_config, import_optional, is_dask_array
 
 __all__ = [
     "center_unit_norm",
@@ -39,8 +41,6 @@ _ROW_BLOCK = 8192
 #: the next call.
 _QUAD_BLOCK_BYTES = 1 << 20
 
-#: A d x d Gram matrix above this many bytes is refused rather than allocated.
-MAX_GRAM_BYTES = 4 * 1024**3
 
 
 #: :func:`sparse_dense_matmul` splits the rows across threads above this many
@@ -182,13 +182,26 @@ def constant_features(X, *, rtol=CONSTANT_RTOL):
     return (lo == hi) | (std <= rtol * smax)
 
 
+def __getattr__(name):
+    """``MAX_GRAM_BYTES``, deprecated: the configuration's ``max_gram_bytes``."""
+    if name == "MAX_GRAM_BYTES":
+        warnings.warn("MAX_GRAM_BYTES is deprecated: read ufsel.get_config()['max_gram_bytes'] "
+                      "and change it with ufsel.set_config(max_gram_bytes=...).",
+                      FutureWarning, stacklevel=2)
+        return get_config()["max_gram_bytes"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def check_gram_size(d, owner):
+    """Refuse a d x d float64 matrix above the configuration's ``max_gram_bytes``."""
     need = d * d * 8
-    if need > MAX_GRAM_BYTES:
+    limit = get_config()["max_gram_bytes"]
+    if need > limit:
         raise ValueError(
             f"{owner} needs a {d} x {d} matrix ({need / 1024**3:.1f} GiB, limit "
-            f"{MAX_GRAM_BYTES / 1024**3:.0f} GiB). Reduce the number of features first "
-            "(for example with MaxVariance) or use a selector that does not form it."
+            f"{limit / 1024**3:.1f} GiB, ufsel.set_config(max_gram_bytes=...)). Reduce the "
+            "number of features first (for example with MaxVariance) or use a selector "
+            "that does not form it."
         )
 
 
@@ -218,7 +231,7 @@ def gram_matrix(X, *, owner="ufsel"):
     """Dense ``X^T X`` (d x d) for dense, sparse or dask X.
 
     Raises a ValueError naming ``owner`` when the d x d result would exceed
-    ``MAX_GRAM_BYTES``.
+    the configuration's ``max_gram_bytes`` (:func:`ufsel.set_config`).
 
     Parameters
     ----------

@@ -6,7 +6,9 @@ Nogueira et al.'s stability with its confidence interval;
 :func:`random_subset_test` compares a subset with random subsets of the same
 size by a label-free criterion; :func:`suggest_n_features` suggests a count;
 :func:`assess_selection` judges any selection (test and stability);
-:class:`AutoSelector` / :func:`select_features` put them together.
+:class:`MethodRecommender` recommends a method from the benchmark data sets nearest
+to X by :func:`meta_features`; :class:`AutoSelector` / :func:`select_features` put
+them together.
 """
 
 from ._auto import (
@@ -16,11 +18,19 @@ from ._auto import (
     scale_spread,
     select_features,
     smallest_testable_count,
+    standardized,
 )
 from ._criteria import CRITERIA, DEFAULT_CRITERION
 from ._feature_count import FeatureCountCurve, default_counts, suggest_n_features
 from ._n_clusters import estimate_n_clusters
 from ._random_subset import RandomSubsetTest, random_subset_test
+from ._recommend import (
+    META_FEATURES,
+    MethodRecommender,
+    Recommendation,
+    meta_features,
+    read_training_table,
+)
 from ._stability import Stability, selection_stability, stability_from_selections
 from ._verdict import Verdict, assess_selection
 
@@ -31,17 +41,23 @@ __all__ = [
     "DEFAULT_METHODS",
     "UNITS_SPREAD",
     "FeatureCountCurve",
+    "META_FEATURES",
+    "MethodRecommender",
+    "Recommendation",
     "RandomSubsetTest",
     "Stability",
     "Verdict",
     "assess_selection",
     "default_counts",
     "estimate_n_clusters",
+    "meta_features",
     "random_subset_test",
+    "read_training_table",
     "scale_spread",
     "select_features",
     "selection_stability",
     "smallest_testable_count",
     "stability_from_selections",
+    "standardized",
     "suggest_n_features",
 ]

@@ -40,12 +40,13 @@ def default_counts(n_features):
     Returns
     -------
     counts : ndarray of int
-        The counts, ascending; every count below d when d <= 20.
+        The counts, ascending, never above half of d (the largest ratio is 50 %);
+        every count from 1 to ``max(1, d // 2)`` when d <= 20.
     """
     if n_features <= 20:
-        return np.arange(1, max(n_features, 2))
+        return np.arange(1, max(n_features // 2, 1) + 1)
     c = np.ceil(np.asarray(DEFAULT_RATIOS) * n_features * (1 - 1e-12)).astype(int)
-    return np.unique(np.clip(c, 1, n_features - 1))
+    return np.unique(np.clip(c, 1, n_features // 2))
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,10 @@ class Verdict:
     held_out : bool
         Whether the test judged a selection made the same way on half the
         samples, on the other half (see :func:`assess_selection`).
+    cannot_tell : str or None
+        Why the verdict withholds "beats random" although the test passed (the
+        evidence from the benchmark data sets is weak, see
+        :class:`~ufsel.model_selection.AutoSelector`); None otherwise.
     """
 
     stability: Stability | None
@@ -48,6 +52,16 @@ class Verdict:
     method: str
     n_features: int
     held_out: bool = False
+    cannot_tell: str | None = None
+
+    @property
+    def outcome(self):
+        """``"beats random"``, ``"no better"`` or ``"cannot tell"``."""
+        if self.beats_random:
+            return "beats random"
+        if self.cannot_tell is not None or not self.testable:
+            return "cannot tell"
+        return "no better"
 
     @property
     def z_score(self):
@@ -83,6 +97,9 @@ class Verdict:
                 + f" of the same size (z = {self.z_score:.2f}, p = {self.p_value:.3g}). ")
         if self.beats_random:
             body = "The selection is better than a random subset of the same size. "
+        elif self.cannot_tell is not None:
+            body = (f"The test passes, but the verdict cannot tell whether the selection "
+                    f"beats a random subset of the same size: {self.cannot_tell}. ")
         elif not self.testable:
             n = self.test.null.size
             rank = int(round(self.p_value * n))  # subsets scoring at least as high
@@ -102,15 +119,33 @@ class Verdict:
                      "0 = no more alike than random choices).")
         return (head + body).strip()
 
+    def to_dict(self):
+        """The verdict as plain values (``ufsel select``'s sidecar): ``verdict`` (the
+        summary), ``beats_random`` and ``verdict_details``."""
+        s = self.stability
+        return {
+            "verdict": self.summary(), "beats_random": bool(self.beats_random),
+            "verdict_details": {
+                "outcome": self.outcome, "cannot_tell": self.cannot_tell,
+                "criterion": self.test.criterion, "statistic": self.test.statistic,
+                "random_mean": self.test.null_mean, "random_std": self.test.null_std,
+                "z_score": self.z_score, "p_value": self.p_value, "alpha": self.alpha,
+                "random_subsets": int(self.test.null.size),
+                "every_subset": bool(self.test.exact), "testable": bool(self.testable),
+                "held_out": bool(self.held_out),
+                "stability": None if s is None else {
+                    "value": s.value, "ci_low": s.ci_low, "ci_high": s.ci_high,
+                    "n_resamples": int(s.selections.shape[0])}}}
+
     def __repr__(self):
-        return (f"Verdict(beats_random={self.beats_random}, z_score={self.z_score:.2f}, "
+        return (f"Verdict({self.outcome!r}, z_score={self.z_score:.2f}, "
                 f"p_value={self.p_value:.3g}, stability="
                 f"{None if self.stability is None else round(self.stability.value, 3)})")
 
 
 def assess_selection(X, support, *, estimator=None, method=None, n_clusters=None,
                      criterion=DEFAULT_CRITERION, n_draws=100, n_resamples=0, alpha=0.05,
-                     held_out=False, random_state=0):
+                     held_out=False, stability_subsample=None, random_state=0):
     """Judge a feature selection without labels: random-subset test and stability.
 
     Parameters
@@ -147,6 +182,9 @@ def assess_selection(X, support, *, estimator=None, method=None, n_clusters=None
         the sample's own clustering beat random subsets of that sample, yet
         not on new samples. Needs ``estimator`` and at least 20 samples;
         ``support`` is then only used for its size.
+    stability_subsample : float in (0, 1) or None, default=None
+        The stability's resamples: bootstrap samples (None) or subsamples of
+        this fraction of the rows (see :func:`selection_stability`).
     random_state : int, RandomState or None, default=0
         Seeds the row sample of the criterion, the random subsets and the
         resamples.
@@ -207,7 +245,7 @@ def assess_selection(X, support, *, estimator=None, method=None, n_clusters=None
         template = estimator.__class__(**{**estimator.get_params(),
                                           "n_features_to_select": int(cols.size)})
         stability = selection_stability(template, X, n_resamples=max(2, n_resamples),
-                                        random_state=rng)
+                                        subsample=stability_subsample, random_state=rng)
     if method is None:
         method = "the selection" if estimator is None else type(estimator).__name__
     return Verdict(stability=stability, test=test,

@@ -227,7 +227,7 @@ def test_ctrl_c_exits_130_in_one_line(tmp_path, csv_file, capsys, monkeypatch):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "_select_one", interrupted)
+    monkeypatch.setattr(cli, "_select", interrupted)
     assert _select(tmp_path, csv_file) == 130
     err = capsys.readouterr().err
     assert err == "ufsel select: interrupted\n"
@@ -283,30 +283,37 @@ def test_single_class_labels_are_refused_before_selecting(tmp_path, csv_file, ca
     assert not (tmp_path / "r.csv").exists()
 
 
-def test_method_and_count_auto(tmp_path, csv_file, capsys, monkeypatch):
-    from ufsel.model_selection import _auto
+def test_method_and_count_auto(tmp_path, csv_file, capsys):
+    from ufsel import get_selector
+    from ufsel.model_selection import META_FEATURES
 
-    # two fast candidates keep the test short; the CLI passes them through unchanged
-    monkeypatch.setattr(_auto, "DEFAULT_METHODS", ("maxvariance", "laplacianscore"))
+    # the recommender chooses among every method of its table; the CLI reports its choice,
+    # why (the nearest benchmark data sets) and the verdict
     rc = main(["select", "--data", str(csv_file), "--out", str(tmp_path / "r.csv")])
     assert rc == 0
     out = capsys.readouterr().out
     meta = json.loads((tmp_path / "r.csv.json").read_text())
     assert meta["method_requested"] == "auto"
-    assert meta["method"] in ("MaxVariance", "LaplacianScore")
-    lead = ("AutoSelector chose" if meta["beats_random"] or not meta["verdict_details"][
-        "testable"] else "No candidate method beats random subsets here")
+    rec = meta["recommendation"]
+    assert meta["method"] == get_selector(rec["method"]).__name__
+    assert f"Recommended {rec['method']}" in out and rec["neighbours"][0]["dataset"] in out
+    assert set(rec["meta_features"]) == set(META_FEATURES)
+    outcome = meta["verdict_details"]["outcome"]
+    lead = ("The chosen method does not beat random subsets here" if outcome == "no better"
+            else "AutoSelector chose")
     assert out.count(lead) == 1 and f"{meta['method']}(" in out
     assert "[auto: feature-count curve]" in out
     v = meta["verdict_details"]
     if meta["beats_random"]:
         assert "The selection is better than a random subset" in out
+    elif outcome == "cannot tell" and v["testable"]:
+        assert "cannot tell" in out and v["cannot_tell"] in out
     elif v["testable"]:
         assert "NO better than a random subset" in out
     else:  # too few subsets of the size for p <= alpha (12 features, a small count)
         assert "the test cannot tell" in out and v["every_subset"]
         assert v["random_subsets"] < 1 / v["alpha"]
-    assert {c["method"] for c in meta["candidates"]} == {"maxvariance", "laplacianscore"}
+    assert {c["method"] for c in meta["candidates"]} == {rec["method"]}
     assert meta["verdict"] in out and isinstance(meta["beats_random"], bool)
     k = meta["n_features_selected"]
     assert k == meta["parameters"]["n_features_to_select"] == len(meta["selected_features"])

@@ -138,5 +138,5 @@ def test_ufsa_constant_features_agree_with_base():
     X = planted()
     est = UFSA(3, n_clusters=3, n_neighbors=5, max_iter=5, random_state=0).fit(X)
     np.testing.assert_array_equal(est.constant_features_, np.isin(np.arange(D), list(CONST)))
-    assert np.all(est.components_[est.constant_features_] == 0)
+    assert np.all(est.W_[est.constant_features_] == 0)
     assert np.all(est.scores_[~est.constant_features_] > 0)

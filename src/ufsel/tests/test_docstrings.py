@@ -31,7 +31,8 @@ REQUIRED_CHECKS = {"PR01", "PR02", "PR10", "GL08"}
 
 #: Subpackages whose ``__all__`` is public API.
 MODULES = ["ufsel", "ufsel.graph", "ufsel.linalg", "ufsel.metrics", "ufsel.evaluation",
-           "ufsel.datasets", "ufsel.utils", "ufsel.benchmark", "ufsel.model_selection"]
+           "ufsel.datasets", "ufsel.utils", "ufsel.benchmark", "ufsel.model_selection",
+           "ufsel.exceptions"]
 
 #: Lines allowed before ``Parameters`` in a selector's class docstring.
 MAX_SUMMARY_LINES = 30

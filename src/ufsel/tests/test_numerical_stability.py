@@ -17,10 +17,10 @@ from scipy import linalg, sparse
 from sklearn.exceptions import ConvergenceWarning
 
 from ufsel import EVSC, JELSR, MCFS, NDFS, RSFS, SOGFS, UDFS
-from ufsel._spec import spec_scores
 from ufsel.datasets import make_planted_clusters
 from ufsel.graph import canonical_embedding
 from ufsel.linalg import _warm_eigh, eigen_residuals, smallest_eigvecs, warm_smallest_eigvecs
+from ufsel.selectors.filters._spec import spec_scores
 
 from ._common import NAMES, PERMUTATION_UP_TO_TIES, fit_checked, make
 
@@ -97,7 +97,7 @@ def test_spec_phi3_does_not_depend_on_solver_basis(monkeypatch):
     nothing (the old code dropped an arbitrary vector of it)."""
     X, S = _three_component_graph()
     ref = spec_scores(X, S, scoring="phi3", n_clusters=3)
-    import ufsel._spec as spec_mod
+    import ufsel.selectors.filters._spec as spec_mod
     orig = spec_mod.partial_eigh
     rng = np.random.RandomState(1)
 
@@ -230,7 +230,7 @@ def test_udfs_first_wide_step_is_the_averaged_projector(wide):
     """One iteration on wide data: scores_ are the diagonal of the average over the tied
     eigenspace of M + gamma I, computed here by brute force from its full decomposition,
     and objective_ is ``Tr(M Pi) + gamma sum_j sqrt(Pi_jj)`` at that average."""
-    from ufsel._udfs import udfs_local_scatter
+    from ufsel.selectors.sparse_regression._udfs import udfs_local_scatter
     est = UDFS(10, n_clusters=4, gamma=0.5, max_iter=1).fit(wide)
     L = udfs_local_scatter(wide, 5, reg=1000.0)
     M = wide.T @ (L @ wide)
@@ -254,10 +254,10 @@ def test_sogfs_first_wide_step_on_the_row_space_equals_the_full_decomposition(wi
     column per extra component of the graph (the null space of X^T L X on the row space)."""
     from scipy import sparse
 
-    from ufsel._sogfs import _w_step
     from ufsel.graph import graph_laplacian
     from ufsel.linalg import center_unit_norm
     from ufsel.linalg._ky_fan import RowSpaceQuadratic
+    from ufsel.selectors.adaptive_graph._sogfs import _w_step
 
     X = center_unit_norm(wide)
     n = X.shape[0]
@@ -303,16 +303,15 @@ def test_sogfs_woodbury_steps_equal_the_dense_steps(wide, monkeypatch):
     np.testing.assert_allclose(fast.scores_, dense.scores_, atol=1e-9 * dense.scores_.max())
 
 
-def test_sogfs_wide_data_beyond_the_gram_limit(wide, monkeypatch):
+def test_sogfs_wide_data_beyond_the_gram_limit(wide, monkeypatch, ufsel_config):
     """With d > n every SOGFS step runs on X's row space or through the Woodbury
     identity, so a d x d matrix above the size limit is never formed; a dense step
     (forced here) refuses it with the size error instead of exhausting memory."""
-    from ufsel.linalg import _stats
     from ufsel.linalg._ky_fan import RowSpaceQuadratic
 
     kw = dict(n_clusters=4, max_iter=5, adapt_lambda=False, tol=0, random_state=0)
     free = SOGFS(10, **kw).fit(wide)
-    monkeypatch.setattr(_stats, "MAX_GRAM_BYTES", 100 * 100 * 8)
+    ufsel_config(max_gram_bytes=100 * 100 * 8)
     capped = SOGFS(10, **kw).fit(wide)
     np.testing.assert_array_equal(capped.scores_, free.scores_)
     monkeypatch.setattr(RowSpaceQuadratic, "step", lambda self, *a, **k: None)
@@ -335,8 +334,8 @@ def test_jelsr_keeps_its_ranking_with_the_exact_default(planted, solver):
 
 def test_jelsr_dense_matrix_matches_operator(planted):
     """The n x n Y-step matrix formed from the Cholesky factor (primal and push-through)."""
-    from ufsel._jelsr import _dense_hat_complement
     from ufsel.linalg import RidgeFactor
+    from ufsel.selectors.sparse_regression._jelsr import _dense_hat_complement
     rng = np.random.RandomState(0)
     for n, d in ((30, 8), (8, 30)):
         X = rng.randn(n, d)

@@ -9,7 +9,7 @@ declaration:
   conversion of an n x d matrix refused (``no_densify``) and the dense-copy
   limit at zero, and transform to sparse output;
 - the others do densify (so the flag is not merely missing), refuse sparse
-  input above ``MAX_DENSE_BYTES`` with the clear :func:`ufsel.base.densify`
+  input above ``max_dense_bytes`` with the clear :func:`ufsel.utils.densify`
   error before allocating anything, and say so in their docstrings;
 - every selector's sparse fit (CSR, CSC, COO) equals its dense fit on a
   slice small enough to compare.
@@ -21,11 +21,12 @@ import numpy as np
 import pytest
 from scipy import sparse
 
+import ufsel
 from ufsel import JELSR, MCFS, SPEC, UDFS, LaplacianScore, QAlpha
-from ufsel import base as ufsel_base
 from ufsel._registry import SELECTORS
-from ufsel.base import densify
 from ufsel.datasets import load_dataset, make_sparse_tfidf
+from ufsel.exceptions import DenseCopyTooLargeError
+from ufsel.utils import densify
 
 from ._common import NAMES, params_of
 
@@ -76,9 +77,9 @@ def no_densify(monkeypatch):
 
 
 @pytest.fixture
-def no_dense_copy(monkeypatch):
+def no_dense_copy(ufsel_config):
     """``densify`` refuses every sparse input (limit 16 bytes)."""
-    monkeypatch.setattr(ufsel_base, "MAX_DENSE_BYTES", 16)
+    ufsel_config(max_dense_bytes=16)
 
 
 @pytest.fixture(scope="module")
@@ -166,8 +167,9 @@ def test_densifying_selector_does_densify(name, tfidf, no_densify):
 def test_densifying_selector_refuses_above_limit(name, tfidf, no_densify, no_dense_copy):
     """Above the limit: the clear densify error, raised before any dense copy is made."""
     cls = SELECTORS[name].__name__
-    with pytest.raises(ValueError, match=rf"{cls} needs a dense copy of the sparse input.*"
-                                         r"Use a selector that works on sparse data"):
+    with pytest.raises(DenseCopyTooLargeError,
+                       match=rf"{cls} needs a dense copy of the sparse input.*"
+                             r"Use a selector that works on sparse data"):
         make(name, 30).fit(tfidf.data)
 
 
@@ -182,13 +184,20 @@ def test_docstring_states_sparse_handling(name):
         assert _DENSIFIES.search(doc), f"{name} densifies sparse X; its docstring must say so"
 
 
-def test_densify_error_names_the_sparse_native_selectors(monkeypatch):
-    monkeypatch.setattr(ufsel_base, "MAX_DENSE_BYTES", 16)
+def test_densify_error_names_the_sparse_native_selectors(tfidf, no_dense_copy):
+    """``densify`` says what to do in general; the selector's fit adds the selectors that
+    work on sparse data (the registry is read by the base, not by the validation)."""
     X = sparse.random(10, 10, density=0.1, format="csr", random_state=0)
-    with pytest.raises(ValueError) as info:
+    with pytest.raises(DenseCopyTooLargeError) as info:
         densify(X, "Owner")
+    assert all(SELECTORS[name].__name__ not in str(info.value) for name in NATIVE)
+    with pytest.raises(DenseCopyTooLargeError) as info:
+        make(DENSIFYING[0], 30).fit(tfidf.data)
+    message = str(info.value)
+    assert message.count(SELECTORS[DENSIFYING[0]].__name__) == 1  # named once, in front
+    assert "Selectors that work on sparse data:" in message
     for name in NATIVE:
-        assert SELECTORS[name].__name__ in str(info.value)
+        assert SELECTORS[name].__name__ in message
 
 
 def test_tfidf_topic_terms_found(tfidf):
@@ -198,10 +207,8 @@ def test_tfidf_topic_terms_found(tfidf):
     assert np.isin(top, tfidf.informative).mean() > 0.8
 
 
-def test_mcfs_gram_limit_is_a_clear_error(monkeypatch):
-    from ufsel.linalg import _stats
-
-    monkeypatch.setattr(_stats, "MAX_GRAM_BYTES", 100 * 100 * 8)
+def test_mcfs_gram_limit_is_a_clear_error(ufsel_config):
+    ufsel_config(max_gram_bytes=100 * 100 * 8)
     X = sparse.random(60, 200, density=0.2, random_state=0, format="csr")
     with pytest.raises(ValueError, match="MCFS needs a 200 x 200 matrix"):
         MCFS(5, n_neighbors=3, n_clusters=2).fit(X)
@@ -212,6 +219,10 @@ def test_densify_refuses_huge_sparse():
     with pytest.raises(ValueError, match="dense copy"):
         densify(X, "Owner", max_bytes=10)
     assert isinstance(densify(X, "Owner"), np.ndarray)
+    with ufsel.config_context(max_dense_bytes=10):
+        with pytest.raises(ValueError, match=r"limit 0\.0 GiB, ufsel\.set_config"):
+            densify(X, "Owner")
+        assert isinstance(densify(X, "Owner", max_bytes=800), np.ndarray)
 
 
 def test_float32_sparse_kept(tfidf):
@@ -221,10 +232,8 @@ def test_float32_sparse_kept(tfidf):
     np.testing.assert_allclose(ls32.scores_, ls64.scores_, atol=1e-4)
 
 
-def test_udfs_gram_limit_is_a_clear_error(monkeypatch):
-    from ufsel.linalg import _stats
-
-    monkeypatch.setattr(_stats, "MAX_GRAM_BYTES", 100 * 100 * 8)
+def test_udfs_gram_limit_is_a_clear_error(ufsel_config):
+    ufsel_config(max_gram_bytes=100 * 100 * 8)
     X = sparse.random(300, 200, density=0.2, random_state=0, format="csr")
     with pytest.raises(ValueError, match="UDFS needs a 200 x 200 matrix"):
         UDFS(5, n_neighbors=3, n_clusters=2).fit(X)
@@ -233,15 +242,13 @@ def test_udfs_gram_limit_is_a_clear_error(monkeypatch):
         UDFS(5, n_neighbors=3, n_clusters=2, eigen_solver="dense").fit(X[:60])
 
 
-def test_udfs_wide_data_beyond_the_gram_limit(monkeypatch):
+def test_udfs_wide_data_beyond_the_gram_limit(ufsel_config):
     """d > n (d >= 2 n): the first step on X's row space and the later ones through the
     Woodbury identity need only r x r and n x r matrices, so a d x d matrix above the
     size limit is never formed, and the fit equals the dense solves' on that matrix."""
-    from ufsel.linalg import _stats
-
     X = sparse.random(60, 200, density=0.2, random_state=0, format="csr")
     dense = UDFS(5, n_neighbors=3, n_clusters=2, eigen_solver="dense").fit(X)
-    monkeypatch.setattr(_stats, "MAX_GRAM_BYTES", 100 * 100 * 8)
+    ufsel_config(max_gram_bytes=100 * 100 * 8)
     capped = UDFS(5, n_neighbors=3, n_clusters=2).fit(X)
     assert capped.n_iter_ == dense.n_iter_ > 1
     np.testing.assert_allclose(capped.objective_, dense.objective_, rtol=1e-9)
@@ -270,8 +277,8 @@ def test_jelsr_implicit_centring_equals_dense(shape, embedding, tfidf):
 
 
 def test_qalpha_standardised_operator_matches_dense(tfidf):
-    from ufsel._qalpha import standardised_operator
     from ufsel.linalg import center_unit_norm
+    from ufsel.selectors.sparse_regression._qalpha import standardised_operator
 
     keep = np.ones(200)
     keep[7] = 0.0  # an all-zero column (scale 0)
@@ -289,7 +296,7 @@ def test_qalpha_standardised_operator_matches_dense(tfidf):
 
 
 def test_rufs_residual_row_norms_without_the_residual(tfidf):
-    from ufsel._rufs import residual_row_norms_sq
+    from ufsel.selectors.sparse_regression._rufs import residual_row_norms_sq
 
     rng = np.random.RandomState(0)
     X = tfidf.data[:, :300]

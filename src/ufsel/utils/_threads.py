@@ -17,94 +17,13 @@ of matrix entries ``n_samples * n_features`` below which a fit runs on one threa
 from __future__ import annotations
 
 import contextlib
-import os
-import threading
-from numbers import Integral
 
-__all__ = [
-    "SMALL_PROBLEM_SIZE",
-    "config_context",
-    "get_config",
-    "set_config",
-    "thread_limit",
-    "threads_for",
-]
+from ._config import get_config
+
+__all__ = ["SMALL_PROBLEM_SIZE", "thread_limit", "threads_for"]
 
 #: Problems with fewer matrix entries (n_samples * n_features) than this run on one thread.
 SMALL_PROBLEM_SIZE = 2_000_000
-
-_local = threading.local()
-
-
-def _global_default():
-    env = os.environ.get("UFSEL_NUM_THREADS", "").strip()
-    if not env:
-        return None
-    try:
-        value = int(env)
-    except ValueError:
-        raise ValueError(f"UFSEL_NUM_THREADS must be a positive integer, got {env!r}.") from None
-    if value < 1:
-        raise ValueError(f"UFSEL_NUM_THREADS must be a positive integer, got {env!r}.")
-    return value
-
-
-def _check_n_threads(n_threads):
-    if n_threads is not None and (not isinstance(n_threads, Integral)
-                                  or isinstance(n_threads, bool) or n_threads < 1):
-        raise ValueError(f"n_threads must be a positive integer or None, got {n_threads!r}.")
-    return None if n_threads is None else int(n_threads)
-
-
-def get_config():
-    """The current ufsel configuration.
-
-    Returns
-    -------
-    config : dict
-        ``{"n_threads": int or None}``: the explicit thread count, or None when
-        the policy decides (one thread for small problems, the caller's setting
-        for large ones).
-    """
-    n = getattr(_local, "n_threads", "unset")
-    return {"n_threads": _global_default() if n == "unset" else n}
-
-
-def set_config(n_threads=None):
-    """Set ufsel's configuration for the current thread.
-
-    Parameters
-    ----------
-    n_threads : int or None, default=None
-        Number of BLAS and OpenMP threads for every computation ufsel makes;
-        None restores the policy (one thread for small problems, the caller's
-        setting for large ones).
-    """
-    _local.n_threads = _check_n_threads(n_threads)
-
-
-@contextlib.contextmanager
-def config_context(*, n_threads=None):
-    """Temporarily set ufsel's configuration (see :func:`set_config`).
-
-    Parameters
-    ----------
-    n_threads : int or None, default=None
-        As in :func:`set_config`.
-
-    Yields
-    ------
-    None
-    """
-    old = getattr(_local, "n_threads", "unset")
-    set_config(n_threads)
-    try:
-        yield
-    finally:
-        if old == "unset":
-            del _local.n_threads
-        else:
-            _local.n_threads = old
 
 
 def threads_for(size):

@@ -11,8 +11,8 @@ from ufsel.graph import (
     local_learning_laplacian,
     weighted_knn_graph,
 )
-from ufsel.tests import test_lgdfs as _lgdfs_tests
-from ufsel.tests.test_lgdfs import _dense_Lg, _dense_Ll
+from ufsel.selectors.tests import test_lgdfs as _lgdfs_tests
+from ufsel.selectors.tests.test_lgdfs import _dense_Lg, _dense_Ll
 
 small = _lgdfs_tests.small  # the shared 30-sample fixture
 

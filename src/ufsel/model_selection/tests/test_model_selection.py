@@ -310,7 +310,7 @@ def test_suggest_n_features_on_planted_ranking(criterion, floor):
 # -------------------------------------------------------------- AutoSelector
 def test_auto_selector_planted():
     X, _, informative = make_planted_clusters(200, 5, 45, 4, random_state=0)
-    sel = AutoSelector(random_state=0, n_resamples=5).fit(X)
+    sel = AutoSelector(choice="criterion", random_state=0, n_resamples=5).fit(X)
     assert sel.n_clusters_ == 4
     assert sel.method_ in ufsel.SELECTORS
     assert sel.verdict_.beats_random
@@ -336,7 +336,7 @@ def test_auto_selector_says_plainly_when_no_better_than_random():
 def test_auto_selector_is_a_sklearn_selector():
     X, _, _ = make_planted_clusters(80, 3, 12, 3, separation=8.0, random_state=0)
     sel = AutoSelector(n_features_to_select=0.2, n_clusters=3, methods=["maxvariance", "spec"],
-                       n_resamples=0, random_state=0)
+                       choice="criterion", n_resamples=0, random_state=0)
     assert clone(sel).get_params() == sel.get_params()
     sel.fit(X)
     assert sel.n_features_to_select_ == 3 and sel.get_support().sum() == 3
@@ -355,7 +355,7 @@ def test_auto_selector_default_candidates_and_standardisation():
     # 2K, ... up to sqrt(n): 3 and 6 for n = 80), the others once; "estimate": each method
     # once, at K; "auto" adds each configuration but MaxVariance's on standardised data
     X, _, _ = make_planted_clusters(80, 3, 12, 3, separation=8.0, random_state=0)
-    sel = AutoSelector(n_features_to_select=3, n_clusters=3, n_resamples=0,
+    sel = AutoSelector(n_features_to_select=3, n_clusters=3, n_resamples=0, choice="criterion",
                        random_state=0).fit(X)
     assert agreement_scales(3, 80) == (3, 6)
     expected = [(m, k) for m in DEFAULT_METHODS
@@ -368,7 +368,7 @@ def test_auto_selector_default_candidates_and_standardisation():
     best = max(sel.candidates_, key=lambda c: c["z_score"])
     assert (sel.method_, sel.params_.get("n_clusters")) == (best["method"],
                                                             best["params"].get("n_clusters"))
-    one = AutoSelector(n_features_to_select=3, n_clusters=3, n_resamples=0,
+    one = AutoSelector(n_features_to_select=3, n_clusters=3, n_resamples=0, choice="criterion",
                        candidate_n_clusters="estimate", random_state=0).fit(X)
     assert [c["method"] for c in one.candidates_] == list(DEFAULT_METHODS)
     assert all(c["params"].get("n_clusters", 3) == 3 for c in one.candidates_)
@@ -377,7 +377,8 @@ def test_auto_selector_default_candidates_and_standardisation():
     for c in one.candidates_:
         assert c["z_score"] == z[(c["method"], c["params"].get("n_clusters"))]
     std = AutoSelector(n_features_to_select=3, n_clusters=3, n_resamples=0, standardize=True,
-                       candidate_n_clusters="estimate", random_state=0).fit(X)
+                       choice="criterion", candidate_n_clusters="estimate",
+                       random_state=0).fit(X)
     # every variance is 1 on standardised data: MaxVariance is no candidate there
     assert [c["method"] for c in std.candidates_] == list(DEFAULT_METHODS[1:])
     assert all(c["standardize"] for c in std.candidates_) and std.params_["standardize"]
