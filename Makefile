@@ -1,7 +1,7 @@
 # The two commands: `make demo` and `make test`. Both create .venv when missing.
-# `make demo` installs only the extra it needs (demo), `make docs` the docs extra, `make test`
-# the dev extra. Each install has its own stamp, so switching between them reinstalls only
-# what is missing.
+# `make demo` (and `make demo-all`, which adds the three slowest selectors) installs only
+# the extra it needs (demo), `make docs` the docs extra, `make test` the dev extra. Each
+# install has its own stamp, so switching between them reinstalls only what is missing.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -9,7 +9,7 @@ SHARED_DATA := $(abspath ../shared/data)
 export UFSEL_DATA ?= $(if $(wildcard $(SHARED_DATA)/*.mat),$(SHARED_DATA),)
 SPHINXOPTS ?= -W --keep-going -q
 
-.PHONY: demo test docs wheel-check lint venv clean
+.PHONY: demo demo-all test docs wheel-check lint venv clean
 
 $(VENV)/.created:
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,9 @@ venv: $(VENV)/.installed-dev
 
 demo: $(VENV)/.installed-demo
 	$(PY) -m ufsel.demo
+
+demo-all: $(VENV)/.installed-demo
+	$(PY) -m ufsel.demo --all
 
 # The package tests (src/ufsel) and the repository checks (tests/): pyproject.toml testpaths.
 test: $(VENV)/.installed-dev

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 # The gallery runs in this process, with one BLAS/OpenMP thread unless OMP_NUM_THREADS
@@ -82,22 +83,31 @@ html_show_sourcelink = False
 # Top-level pages without sub-pages have no section navigation: no empty left column.
 html_sidebars = {"index": [], "getting_started": []}
 
-# The user guide lists its pages in this order; pages that other parts of the project add
-# later (and any page not named here) are picked up by the glob at the end of its toctree.
-GUIDE_ORDER = [
-    "your_data", "selector_api", "choosing_a_method", "label_free", "preprocessing",
-    "sparse_large_dask", "performance", "fidelity", "reproducing_papers", "reliability",
-]
+# The user guide's pages, in reading order, are the pages that its index (guide/index.md, a
+# numbered list of links that reads as such on GitHub too) links to. The toctree that the
+# site's navigation needs is appended to that page here, hidden (the list already shows
+# the pages), and a guide page that the list does not link comes after them, so that no
+# page drops out of the site.
+_GUIDE_LINK = re.compile(r"\]\(([\w-]+)\.md\)")
+
+
+def guide_pages(index_text):
+    """The guide pages linked from the text of guide/index.md, in the order linked."""
+    pages = []
+    for name in _GUIDE_LINK.findall(index_text):
+        if name not in pages and (DOCS / "guide" / f"{name}.md").is_file():
+            pages.append(name)
+    return pages
 
 
 def _guide_toctree(app, docname, source):
     if docname != "guide/index":
         return
-    present = [name for name in GUIDE_ORDER if (DOCS / "guide" / f"{name}.md").exists()]
+    linked = guide_pages(source[0])
     others = sorted(p.stem for p in (DOCS / "guide").glob("*.md")
-                    if p.stem not in GUIDE_ORDER and p.stem != "index")
-    entries = present + (["*"] if others else [])   # an empty glob would be a warning
-    source[0] = source[0].replace("GUIDE_PAGES_IN_ORDER", "\n".join(entries))
+                    if p.stem not in linked and p.stem != "index")
+    source[0] += ("\n\n```{toctree}\n:hidden:\n:maxdepth: 2\n\n"
+                  + "\n".join(linked + others) + "\n```\n")
 
 
 def setup(app):

@@ -40,3 +40,20 @@ def test_pages_without_sub_pages_have_no_empty_sidebar():
     sidebars = _conf_values()["html_sidebars"]
     for page in ("index", "getting_started"):
         assert (DOCS / f"{page}.md").is_file() and sidebars[page] == []
+
+
+def test_guide_index_lists_every_page_in_reading_order():
+    """The guide's index is a numbered list of links that reads as such on GitHub (docs/conf.py
+    builds the site's toctree from it): no directive, no placeholder, every page linked once;
+    your own data, choosing a method and the selector API first, reproducing the papers last."""
+    import re
+
+    text = (DOCS / "guide" / "index.md").read_text()
+    assert "```" not in text and ":::" not in text, "the index shows no directive on GitHub"
+    linked = re.findall(r"^\s*\d+\. \[[^]]+\]\(([\w-]+)\.md\)", text, flags=re.M)
+    pages = {p.stem for p in (DOCS / "guide").glob("*.md")} - {"index"}
+    assert sorted(linked) == sorted(pages), "every guide page is linked once from its index"
+    assert linked[:3] == ["your_data", "choosing_a_method", "selector_api"]
+    assert linked[-1] == "reproducing_papers"
+    assert "](../getting_started.md)" in text.split("1. [")[0], \
+        "the index sends a newcomer to Getting started first"

@@ -63,7 +63,9 @@ def _comment(code, text):
 
 
 def test_readme_python_example(tmp_path, monkeypatch):
-    (code,) = _blocks(README, ["python"])
+    blocks = _blocks(README, ["python"])
+    assert len(blocks) == 2, "the README shows a selection, then its evaluation with labels"
+    code = "".join(blocks)
     printed, ns = _run(code, tmp_path, monkeypatch)
     _comment(code, "# built in: 1797 x 64, 10 classes")
     assert ns["data"].data.shape == (1797, 64) and np.unique(ns["data"].target).size == 10
@@ -76,6 +78,26 @@ def test_readme_python_example(tmp_path, monkeypatch):
     np.testing.assert_array_equal(ns["X16"], ns["data"].data[:, idx])
     _comment(code, "# k-means accuracy vs labels")
     assert 0.1 < acc <= 1  # an accuracy on 10 classes, above chance
+
+
+def test_readme_puts_the_user_first():
+    """What ufsel does, then a few lines of Python, then the command line, then the two
+    commands (`make demo`, `make test`, first among the make commands)."""
+    lines = README.read_text().splitlines()
+    fences = [i for i, line in enumerate(lines) if line.startswith("```")]
+    first_python = fences[0]
+    assert lines[first_python] == "```python" and first_python < 15, \
+        "the README's first code is its Python example, near the top"
+    example = lines[first_python + 1:fences[1]]
+    assert len([line for line in example if line.strip()]) <= 6
+    first_cli = next(i for i, line in enumerate(lines) if line.startswith("ufsel select "))
+    in_code = [False] * len(lines)
+    for a, b in zip(fences[::2], fences[1::2]):
+        in_code[a + 1:b] = [True] * (b - a - 1)
+    makes = [(i, line.split("#")[0].strip()) for i, line in enumerate(lines)
+             if in_code[i] and line.startswith("make ")]
+    assert [cmd for _, cmd in makes[:2]] == ["make demo", "make test"]
+    assert first_python < first_cli < makes[0][0]
 
 
 def test_getting_started_python_example(tmp_path, monkeypatch, measurements):
