@@ -110,7 +110,7 @@ def evaluate_dataset(name, table_row):
             if k2 != k:
                 est = type(sel.selector_)(**{**sel.selector_.get_params(),
                                              "n_features_to_select": k2})
-                from ufsel.model_selection._auto import standardized
+                from ufsel.model_selection import standardized
 
                 Xw = standardized(X) if sel.params_["standardize"] else X
                 top = np.argsort(est.fit(Xw).ranking_, kind="stable")[:k2]

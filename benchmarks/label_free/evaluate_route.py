@@ -175,7 +175,7 @@ def run_route(X, options, name):
 def evaluate_dataset(name, options, log):
     from threadpoolctl import threadpool_limits
 
-    from ufsel.model_selection._auto import standardized
+    from ufsel.model_selection import standardized
 
     X, y = load(name)
     n, d = X.shape

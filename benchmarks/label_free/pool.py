@@ -96,7 +96,7 @@ def write_atomic(path, text):
 
 def method_cell(X, y, method, ks):
     """ACC of the method's top k features for each distinct k of the grid."""
-    from ufsel._registry import get_selector
+    from ufsel import get_selector
 
     cls = get_selector(method)
     defaults = cls().get_params()

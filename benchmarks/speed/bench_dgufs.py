@@ -45,8 +45,10 @@ from pathlib import Path
 import numpy as np
 from scipy import linalg
 
-from ufsel.selectors.adaptive_graph import _dgufs as dg  # private: needs public API (per-stage timers)
 from ufsel.datasets import load_dataset
+from ufsel.selectors.adaptive_graph import (  # private: needs public API
+    _dgufs as dg,  # private: needs public API (per-stage timers)
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _harness
 from _harness import leaderboard_datasets  # noqa: E402

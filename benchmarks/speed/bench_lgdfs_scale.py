@@ -29,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
-import ufsel.selectors.sparse_regression._lgdfs as lgdfs_module  # noqa: E402
+import ufsel.selectors.sparse_regression._lgdfs as lgdfs_module  # private: needs public API
 from ufsel import LGDFS  # noqa: E402
 
 STAGES = {"search": "weighted_knn_graph", "warm start": "refine_neighbors",

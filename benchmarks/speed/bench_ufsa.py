@@ -63,7 +63,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 import ufsel.selectors.adaptive_graph._ufsa as ufsa_module  # private: needs public API (per-step timing hooks)
-import ufsel.selectors.adaptive_graph._ufsa_wstep as wstep_module  # private, as above
+import ufsel.selectors.adaptive_graph._ufsa_wstep as wstep_module  # private: needs public API
 from ufsel import UFSA
 from ufsel.datasets import load_dataset, make_mnist70k_like
 from ufsel.evaluation import evaluate_clustering

@@ -62,8 +62,10 @@ def _nmi(X, y, columns, c):
 
 def _row_space_scores(X, c, gamma=1.0, max_iter=50, tol=1e-4):
     """UDFS with W = Q B, Q an orthonormal basis of the centred X's row space."""
-    from ufsel.selectors.sparse_regression._udfs import udfs_local_scatter  # private: needs public API
     from ufsel.linalg import centered_row_space, ky_fan_smallest, row_norms_sq
+    from ufsel.selectors.sparse_regression._udfs import (  # private: needs public API
+        udfs_local_scatter,  # private: needs public API
+    )
     L = udfs_local_scatter(X, 5, reg=1000.0)
     M = X.T @ (L @ X)
     M = 0.5 * (M + M.T)

@@ -23,7 +23,9 @@ import numpy as np
 
 def subset_trace(X, m, max_iter):
     from ufsel import DGUFS
-    from ufsel.selectors.adaptive_graph import _dgufs as dg  # private: needs public API (a per-iteration subset record)
+    from ufsel.selectors.adaptive_graph import (  # private: needs public API
+        _dgufs as dg,  # private: needs public API (a per-iteration subset record)
+    )
 
     keeps = []
     orig = dg._y_step

@@ -47,10 +47,12 @@ from sklearn.metrics import normalized_mutual_info_score
 from sklearn.preprocessing import StandardScaler
 
 from ufsel import LGDFS, LaplacianScore, MaxVariance
-from ufsel.selectors.sparse_regression._lgdfs import lgdfs_regression_norms  # private: needs public API
 from ufsel.datasets import load_dataset
 from ufsel.evaluation import evaluate_selection
 from ufsel.graph import local_regions, weighted_knn_graph
+from ufsel.selectors.sparse_regression._lgdfs import (  # private: needs public API
+    lgdfs_regression_norms,  # private: needs public API
+)
 
 
 def score(X, y, sel):

@@ -49,7 +49,7 @@ from sklearn.exceptions import ConvergenceWarning
 from ufsel import UFSA
 from ufsel.datasets import load_dataset
 from ufsel.evaluation import evaluate_clustering
-from ufsel.selectors.adaptive_graph._ufsa_wstep import row_space_basis  # private: the basis
+from ufsel.selectors.adaptive_graph._ufsa_wstep import row_space_basis  # private: needs public API
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # _harness
 from _harness import leaderboard_datasets  # noqa: E402

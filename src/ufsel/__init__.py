@@ -13,8 +13,26 @@ __version__ = "0.1.0"
 
 # --- the selectors, by family (ufsel.selectors.FAMILIES is the one table) ---
 from .selectors import (  # noqa: E402
-    DGUFS, EUFS, EVSC, FAMILIES, JELSR, LGDFS, MCFS, NDFS, RNE, RSFS, RUFS, SOGFS, SPCAFS,
-    SPEC, UDFS, UFSA, LaplacianScore, MaxVariance, PivotedQR, QAlpha,
+    DGUFS,
+    EUFS,
+    EVSC,
+    FAMILIES,
+    JELSR,
+    LGDFS,
+    MCFS,
+    NDFS,
+    RNE,
+    RSFS,
+    RUFS,
+    SOGFS,
+    SPCAFS,
+    SPEC,
+    UDFS,
+    UFSA,
+    LaplacianScore,
+    MaxVariance,
+    PivotedQR,
+    QAlpha,
 )
 
 for _family in FAMILIES.values():

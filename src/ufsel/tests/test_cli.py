@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from scipy import io
 
-from ufsel import cli
-from ufsel.cli import main
+from ufsel.cli import _select as cli_select
+from ufsel.cli import build_parser, main
 from ufsel.datasets import make_planted_clusters, read_data
 
 N_INF, N_NOISE, K = 4, 8, 3
@@ -227,7 +227,7 @@ def test_ctrl_c_exits_130_in_one_line(tmp_path, csv_file, capsys, monkeypatch):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "_select", interrupted)
+    monkeypatch.setattr(cli_select, "_select", interrupted)
     assert _select(tmp_path, csv_file) == 130
     err = capsys.readouterr().err
     assert err == "ufsel select: interrupted\n"
@@ -495,7 +495,7 @@ def test_small_things(tmp_path, csv_file, planted, capsys, monkeypatch):
     from ufsel import SELECTORS
 
     with pytest.raises(SystemExit):
-        cli.build_parser().parse_args(["select", "--help"])
+        build_parser().parse_args(["select", "--help"])
     help_text = " ".join(capsys.readouterr().out.split())
     assert all(name in help_text for name in SELECTORS)
 

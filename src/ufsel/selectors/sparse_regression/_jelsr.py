@@ -15,12 +15,12 @@ from ...graph import graph_laplacian, knn_affinity, lle_weights, reconstruction_
 from ...linalg import (
     RidgeFactor,
     column_mean_var,
+    eigen_residuals,
     gram_matrix,
     l2p_norm,
     l2p_reweight,
     resolve_eigen_method,
     scatter_matrix,
-    eigen_residuals,
     smallest_eigvecs,
 )
 from ...linalg._warm_eigh import WARM_RTOL

@@ -8,10 +8,10 @@ from scipy import sparse
 from sklearn.exceptions import ConvergenceWarning
 
 from ufsel import UFSA
-from ufsel.selectors.adaptive_graph._ufsa import ufsa_objective
-from ufsel.selectors.adaptive_graph._ufsa_wstep import WStepQuadratic, _sym_laplacian
 from ufsel.datasets import make_planted_clusters
 from ufsel.graph import adaptive_neighbors
+from ufsel.selectors.adaptive_graph._ufsa import ufsa_objective
+from ufsel.selectors.adaptive_graph._ufsa_wstep import WStepQuadratic, _sym_laplacian
 
 
 @pytest.fixture(scope="module")

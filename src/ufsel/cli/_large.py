@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .model_selection._large_data import (
+from ..model_selection._large_data import (
     DASK_SCHEDULER_ENV,
     LARGE_FILE_MIN_ROWS,
     SAMPLE_ROWS,
@@ -71,7 +71,7 @@ def select_large_file_command(args):
     Returns the exit status (0) after writing the ranking CSV (the columns of the
     in-memory path) and its JSON sidecar.
     """
-    from .cli import CommandError, _parse_params
+    from ._common import CommandError, _parse_params
 
     n = file_rows(args.data, args.format) if args.data else None
     if n is None or n < args.large_rows:
@@ -86,7 +86,7 @@ def select_large_file_command(args):
                                "whole.")
     params = {}
     if args.method != "auto":
-        from . import get_selector
+        from .._registry import get_selector
 
         params = _parse_params(args.param, get_selector(args.method))
     drop = [c.strip() for c in args.drop_columns.split(",")] if args.drop_columns else ()
@@ -105,7 +105,7 @@ def select_large_file_command(args):
     names, ranking, support = res.feature_names, res.ranking, res.support
     scores = np.where(res.constant, np.nan, res.scores)
     order = np.argsort(ranking, kind="stable")
-    from .utils import atomic_open, atomic_write_text
+    from ..utils import atomic_open, atomic_write_text
 
     with atomic_open(args.out, "w", newline="") as fh:
         w = csv.writer(fh, lineterminator="\n")
@@ -114,8 +114,8 @@ def select_large_file_command(args):
                      bool(res.constant[j])) for j in order)
     print(f"{int(support.sum())} of {res.n_features} features selected; ranking written to "
           f"{args.out}")
-    from . import __version__
-    from .benchmark._cache import to_jsonable
+    from .. import __version__
+    from ..benchmark._cache import to_jsonable
 
     meta = {
         "ufsel_version": __version__,

@@ -1,28 +1,9 @@
-"""The ``ufsel`` command line.
-
-``ufsel select``   rank the features of a data file (or a named data set) with one
-                   method, or let ``--method auto`` choose; write the ranking CSV,
-                   a JSON sidecar and optionally the selected columns.
-``ufsel datasets`` list the named data sets available (n, d, classes).
-``ufsel bench``, ``ufsel report``: the experiment system (``ufsel.benchmark``).
-
-Every error is one line on stderr (``ufsel <command>: error: ...``) and exit
-status 2; Ctrl-C prints one line and exits with 130. Set ``UFSEL_TRACEBACK=1``
-to get the full traceback instead.
-
-``select`` never uses labels to select: the number of clusters is given or
-estimated from the data alone (``--n-clusters auto``), and labels, when given
-(``--label-column``, ``--labels``, ``--evaluate``), serve only to evaluate the
-selection afterwards, in an output block that says so.
-"""
+"""``ufsel select``: read a file, run the route or one method, write the ranking."""
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import csv
 import json
-import os
 import platform
 import sys
 import time
@@ -33,94 +14,18 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 
-__all__ = ["main", "build_parser"]
-
-#: k-means runs per evaluation, and random subsets compared with the selection
-EVAL_RUNS = 10
-EVAL_RANDOM_SUBSETS = 10
-
-
-class CommandError(ValueError):
-    """A user error of the command line, reported in one line."""
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, with usage errors in one line (no usage block) and exit status 2."""
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
-
-
-# ------------------------------------------------------------ argument types
-def _count_or_auto(text):
-    """``--n-features``: a positive integer, a fraction in (0, 1], or ``auto``."""
-    if text == "auto":
-        return "auto"
-    try:
-        value = int(text)
-    except ValueError:
-        try:
-            value = float(text)
-        except ValueError:
-            value = None
-        if value is not None and 0 < value <= 1:
-            return value
-    else:
-        if value >= 1:
-            return value
-    raise argparse.ArgumentTypeError(
-        f"{text!r} is not a count: give a positive integer, a fraction in (0, 1] such as 0.1, "
-        "or auto")
-
-
-def _int_or_auto(text):
-    """``--n-clusters``: an integer >= 1 or ``auto``."""
-    if text == "auto":
-        return "auto"
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: give an integer >= 2 or auto")
-    return value
-
-
-def _parse_value(text):
-    """A ``--param key=value`` value: JSON when it parses (numbers, true/false, null), else a string."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
-
-
-def _parse_params(items, cls):
-    params = {}
-    for kv in items:
-        key, sep, value = kv.partition("=")
-        if not sep or not key.strip():
-            raise CommandError(f"--param {kv!r} is not KEY=VALUE (for example --param n_neighbors=5).")
-        params[key.strip()] = _parse_value(value)
-    valid = cls().get_params()
-    unknown = sorted(set(params) - set(valid))
-    if unknown:
-        raise CommandError(
-            f"{cls.__name__} has no parameter(s) {unknown}; valid options are {sorted(valid)}."
-        )
-    if "n_features_to_select" in params:
-        raise CommandError("give the number of features with --n-features, not --param.")
-    return params
-
-
-def _check_output(path, flag):
-    if path is not None and Path(path).is_dir():
-        raise CommandError(f"{flag} {path} is a folder; name a file in it (e.g. "
-                           f"{Path(path) / 'ranking.csv'}).")
+from ._common import (
+    EVAL_RANDOM_SUBSETS,
+    EVAL_RUNS,
+    CommandError,
+    _check_output,
+    _parse_params,
+)
 
 
 # ----------------------------------------------------------------- select
 def _load(args):
-    from .datasets import load_dataset, read_data, read_labels
+    from ..datasets import load_dataset, read_data, read_labels
 
     if (args.dataset is None) == (args.data is None):
         raise CommandError("give exactly one of --data FILE or --dataset NAME.")
@@ -197,7 +102,7 @@ def _format_params(cls_name, params, notes):
 
 def _check_method(args):
     """The selector class and its ``--param`` values, checked before any data is read."""
-    from . import get_selector
+    from .._registry import get_selector
 
     if args.method == "auto":
         if args.param:
@@ -219,9 +124,9 @@ def _select(args, X, cls, params):
     Returns (class name, fitted AutoSelector, support, parameters used, notes on
     the auto values, extras for the sidecar).
     """
-    from . import get_selector
-    from .model_selection import AutoSelector
-    from .utils import ProgressLine
+    from .._registry import get_selector
+    from ..model_selection import AutoSelector
+    from ..utils import ProgressLine
 
     options = {"n_features_to_select": args.n_features, "random_state": args.random_state,
                "n_clusters": "auto" if args.n_clusters is None else args.n_clusters}
@@ -265,7 +170,7 @@ def _select(args, X, cls, params):
 
 def _evaluate(X, labels, support, random_state):
     """k-means ACC/NMI of the selection and of random subsets of the same size (uses labels)."""
-    from .evaluation import evaluate_selection
+    from ..evaluation import evaluate_selection
 
     selected = np.flatnonzero(support)
     n_classes = int(np.unique(labels).size)
@@ -287,11 +192,11 @@ def _evaluate(X, labels, support, random_state):
 
 
 def _cmd_select(args):
-    from . import __version__
-    from .benchmark._cache import to_jsonable
-    from .datasets import write_data
-    from .datasets._readers import _delimiter_name
-    from .utils import atomic_open, atomic_write_text
+    from .. import __version__
+    from ..benchmark._cache import to_jsonable
+    from ..datasets import write_data
+    from ..datasets._readers import _delimiter_name
+    from ..utils import atomic_open, atomic_write_text
 
     for path, flag in ((args.out, "--out"), (args.transform_out, "--transform-out")):
         _check_output(path, flag)
@@ -306,7 +211,7 @@ def _cmd_select(args):
     if args.no_verdict and args.stability:
         raise CommandError("--stability is part of the verdict; drop --no-verdict or "
                            "--stability.")
-    from ._cli_large import select_large_file_command
+    from ._large import select_large_file_command
 
     status = select_large_file_command(args)  # a large .npy / Parquet file: its own path
     if status is not None:
@@ -336,8 +241,8 @@ def _cmd_select(args):
         print(f"Not features (--drop-columns): {', '.join(dropped)}.")
 
     t0 = time.perf_counter()
-    from .linalg import constant_features
-    from .model_selection import standardized as standardize
+    from ..linalg import constant_features
+    from ..model_selection import standardized as standardize
 
     Xfit = standardize(X) if args.standardize else X
 
@@ -437,8 +342,8 @@ def _cmd_select(args):
 
 def _transform_format(path, input_format):
     """The format of ``--transform-out``, checked (extras included) before any selection runs."""
-    from .datasets._readers import extension_format, formats_help
-    from .utils import import_optional
+    from ..datasets._readers import extension_format, formats_help
+    from ..utils import import_optional
 
     suffix = Path(path).suffix
     fmt = extension_format(path)
@@ -469,142 +374,3 @@ def _print_evaluation(ev, k, labels_from):
           f"NMI {r['nmi_mean']:.3f} +- {r['nmi_std']:.3f}  ({r['n_subsets']} subsets)")
 
 
-# --------------------------------------------------------------- datasets
-def _cmd_datasets(args):
-    from .datasets import list_datasets
-
-    if args.data_dir is not None and not Path(args.data_dir).is_dir():
-        raise CommandError(f"--data-dir {args.data_dir} is not a folder.")
-    rows = list_datasets(args.data_dir)
-    print(f"{'name':<15}{'n':>8}{'d':>8}{'classes':>9}  source")
-    for r in rows:
-        classes = "-" if r["n_classes"] is None else r["n_classes"]
-        print(f"{r['name']:<15}{r['n_samples']:>8}{r['n_features']:>8}{classes:>9}  {r['source']}")
-    return 0
-
-
-def build_parser():
-    from . import SELECTORS, __version__
-
-    p = _Parser(prog="ufsel", description="Unsupervised feature selection.")
-    p.add_argument("--version", action="version", version=f"ufsel {__version__}")
-    sub = p.add_subparsers(dest="command", required=True)
-
-    s = sub.add_parser(
-        "select", help="select features of a data file; write a ranking CSV and a JSON sidecar",
-        description="Rank the features of a data file without labels. Reads CSV/TSV (header = "
-                    "feature names), .npy/.npz, Parquet, LIBSVM/svmlight and .mat. Labels, "
-                    "when given, only evaluate the selection afterwards.")
-    src = s.add_argument_group("input")
-    src.add_argument("--data", metavar="FILE", help="data file (.csv .tsv .npy .npz .parquet "
-                     ".svm .mat)")
-    src.add_argument("--format", choices=("csv", "tsv", "npy", "npz", "parquet", "svmlight", "mat"),
-                     help="format of --data when its extension does not say")
-    src.add_argument("--dataset", metavar="NAME", help="named data set (see `ufsel datasets`)")
-    src.add_argument("--data-dir", help="folder of .mat files for --dataset (default: $UFSEL_DATA)")
-    src.add_argument("--sep", metavar="CHAR",
-                     help="CSV/TSV delimiter (default: detected among , ; tab |); write a tab "
-                          "as $'\\t'")
-    src.add_argument("--drop-columns", metavar="A,B",
-                     help="columns that are not features (IDs, notes); they may hold text")
-    src.add_argument("--id-column", metavar="NAME",
-                     help="column of row identifiers: not a feature; kept as the first column "
-                          "of --transform-out (CSV/TSV/Parquet)")
-    sel = s.add_argument_group("selection (label-free)")
-    sel.add_argument("--method", default="auto", metavar="NAME|auto",
-                     help="a selector: " + ", ".join(sorted(SELECTORS)) + "; or auto: choose "
-                          "method, parameters and count without labels (default auto)")
-    sel.add_argument("--n-features", type=_count_or_auto, default="auto", metavar="N|FRACTION|auto",
-                     help="number of features (10), fraction of them (0.1), or auto (default)")
-    sel.add_argument("--n-clusters", type=_int_or_auto, default=None, metavar="N|auto",
-                     help="clusters for methods that use them; default auto: estimated from "
-                          "the data, never from labels")
-    sel.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
-                     help="selector parameter, repeatable (e.g. --param n_neighbors=5)")
-    sel.add_argument("--standardize", action="store_true",
-                     help="scale every feature to unit variance before anything else (for "
-                          "features in different units); without it every method sees the "
-                          "features as given")
-    sel.add_argument("--random-state", type=int, default=0,
-                     help="seed of every random choice (default 0)")
-    ver = s.add_argument_group("verdict (label-free; printed and in the sidecar)")
-    ver.add_argument("--stability", type=int, metavar="N", default=None,
-                     help="also measure the selection's stability over N bootstrap refits "
-                          "(default: none for a named method, the automatic route's own for "
-                          "auto)")
-    ver.add_argument("--no-verdict", action="store_true",
-                     help="skip the random-subset test of a named method's selection (faster)")
-    ev = s.add_argument_group("evaluation with labels (optional, never used to select)")
-    ev.add_argument("--label-column", metavar="NAME",
-                    help="column (CSV/TSV/Parquet) or variable (.npz/.mat) holding labels; "
-                         "it is not a feature")
-    ev.add_argument("--labels", metavar="FILE", help="labels file: one label per line, or .npy")
-    ev.add_argument("--evaluate", action="store_true",
-                    help="evaluate with the labels stored in the data file (.mat/.npz/svmlight)")
-    out = s.add_argument_group("output")
-    out.add_argument("--out", default="ranking.csv",
-                     help="ranking CSV (default ranking.csv); the sidecar is OUT.json")
-    out.add_argument("--transform-out", metavar="FILE",
-                     help="write the selected columns to FILE, in the format of its extension "
-                          "(else the input's)")
-    from ._cli_large import add_large_file_arguments
-
-    add_large_file_arguments(s)
-    s.set_defaults(func=_cmd_select)
-
-    d = sub.add_parser("datasets", help="list the available data sets")
-    d.add_argument("--data-dir", help="folder of .mat files (default: $UFSEL_DATA)")
-    d.set_defaults(func=_cmd_datasets)
-
-    try:
-        from .benchmark._cli import add_subcommands
-    except ImportError:
-        pass
-    else:
-        add_subcommands(sub)
-    return p
-
-
-@contextlib.contextmanager
-def _one_line_warnings(command):
-    """Show warnings as ``ufsel <command>: warning: ...`` lines while a command runs."""
-    def show(message, category, filename, lineno, file=None, line=None):
-        text = " ".join(str(message).split())
-        print(f"ufsel {command}: warning: {category.__name__}: {text}", file=file or sys.stderr)
-
-    with warnings.catch_warnings():
-        warnings.showwarning = show
-        yield
-
-
-def main(argv=None):
-    """Entry point of the ``ufsel`` console script; returns the exit status.
-
-    Errors are one line on stderr and exit status 2; Ctrl-C exits with 130.
-    """
-    args = None
-    try:
-        try:
-            args = build_parser().parse_args(argv)
-        except SystemExit as exc:  # usage errors (one line, see _Parser), --help, --version
-            return exc.code
-        args.argv = None if argv is None else list(argv)
-        with _one_line_warnings(args.command):
-            return args.func(args)
-    except KeyboardInterrupt:
-        print(f"ufsel{' ' + args.command if args else ''}: interrupted", file=sys.stderr)
-        return 130
-    except (ValueError, OSError, ImportError, MemoryError) as exc:
-        if os.environ.get("UFSEL_TRACEBACK"):
-            raise
-        message = " ".join(str(exc).split()) or type(exc).__name__
-        if isinstance(exc, MemoryError):
-            message = f"out of memory ({message}); try fewer samples or a sparse file."
-        elif isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
-            message = f"{exc.filename}: {exc.strerror}"
-        print(f"ufsel{' ' + args.command if args else ''}: error: {message}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
