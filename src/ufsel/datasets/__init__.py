@@ -3,6 +3,7 @@
 from ._corrupt import occlude
 from ._load import load_dataset
 from ._loaders import DATA_ENV, list_datasets, load_mat
+from ._planted_dask import make_planted_dask
 from ._readers import FORMATS, read_data, read_labels
 from ._scale import make_mnist70k_like, make_sparse_tfidf, shift_images
 from ._synthetic import make_planted_clusters, make_three_gaussians
@@ -16,6 +17,7 @@ __all__ = [
     "load_mat",
     "make_mnist70k_like",
     "make_planted_clusters",
+    "make_planted_dask",
     "make_sparse_tfidf",
     "shift_images",
     "make_three_gaussians",
