@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from numbers import Integral
 
 import numpy as np
@@ -17,8 +18,9 @@ def _check(name, value, low):
         raise ValueError(f"{name} must be an integer >= {low}, got {value!r}.")
 
 
-def _chunk(block_id, rows, seed, centres, perm, n_features, dtype, labels):
+def _chunk(block_id=None, *, args, labels):
     """Chunk ``block_id``'s rows: drawn from its own stream ``default_rng((seed, b))``."""
+    rows, seed, centres, perm, n_features, dtype = args
     b = block_id[0]
     rng = np.random.default_rng((seed, b))
     y = rng.integers(centres.shape[0], size=rows[b])
@@ -78,6 +80,7 @@ def make_planted_dask(n_samples=10_000_000, n_features=100, n_informative=10, *,
     ((1000, 20), (250, 20), 3)
     """
     da = import_optional("dask.array", purpose="make_planted_dask")
+    dask_base = import_optional("dask", purpose="make_planted_dask").base
     _check("n_samples", n_samples, 1)
     _check("n_features", n_features, 1)
     _check("n_clusters", n_clusters, 2)
@@ -95,9 +98,12 @@ def make_planted_dask(n_samples=10_000_000, n_features=100, n_informative=10, *,
     perm = rng.permutation(n_features)  # generated column j goes to position perm[j]
     rows = (chunks,) * (n_samples // chunks) + ((n_samples % chunks,) if n_samples % chunks else ())
     args = (rows, seed, centres, perm, n_features, np.dtype(dtype))
-    X = da.map_blocks(lambda block_id=None: _chunk(block_id, *args, False),
+    token = dask_base.tokenize(n_samples, n_features, n_informative, n_clusters, separation,
+                               chunks, np.dtype(dtype).str, seed)
+    X = da.map_blocks(functools.partial(_chunk, args=args, labels=False),
                       chunks=(rows, (n_features,)), dtype=np.dtype(dtype),
-                      meta=np.empty((0, 0), dtype=dtype))
-    y = da.map_blocks(lambda block_id=None: _chunk(block_id, *args, True),
-                      chunks=(rows,), dtype=np.int64, meta=np.empty((0,), dtype=np.int64))
+                      meta=np.empty((0, 0), dtype=dtype), name=f"make_planted_dask-X-{token}")
+    y = da.map_blocks(functools.partial(_chunk, args=args, labels=True),
+                      chunks=(rows,), dtype=np.int64, meta=np.empty((0,), dtype=np.int64),
+                      name=f"make_planted_dask-y-{token}")
     return X, y, np.sort(perm[:n_informative])

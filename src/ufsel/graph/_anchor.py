@@ -166,8 +166,12 @@ def anchor_landmarks(X, n_anchors=N_ANCHORS, n_nearest=5, *, init="kmeans", samp
 
 def _anchor_weights(Xb, landmarks, lnorm, s, bandwidth):
     """Each row's s nearest landmarks and their weights (Gaussian kernel, rows summing to
-    one): ``(indices, weights)``, both n_b x s."""
-    ind, d2 = _nearest_landmarks(Xb, landmarks, lnorm, s)
+    one): ``(indices, weights)``, both n_b x s. The n_b x m distances are formed
+    :data:`BLOCK_ROWS` rows at a time."""
+    parts = [_nearest_landmarks(Xb[a:a + BLOCK_ROWS], landmarks, lnorm, s)
+             for a in range(0, Xb.shape[0], BLOCK_ROWS)]
+    ind = np.concatenate([p[0] for p in parts]) if parts else np.zeros((0, s), dtype=np.intp)
+    d2 = np.concatenate([p[1] for p in parts]) if parts else np.zeros((0, s))
     # shifted by the nearest distance before exp: the normalised weights are the same,
     # and a row far from every landmark cannot underflow to all zeros
     w = np.exp(-(d2 - d2[:, :1]) / (2.0 * bandwidth**2))
@@ -311,6 +315,30 @@ class AnchorGraph:
         inv = np.zeros_like(sig)
         np.divide(1.0, sig, out=inv, where=sig > 1e-12)
         return h[:, None] * V * inv[None, :], 1.0 - np.clip(sig2, 0.0, 1.0)
+
+    def full_spectrum(self):
+        """Every eigenpair of L outside the null space of W, as landmark coefficients.
+
+        W has rank at most m: its non-zero eigenvalues ``sigma^2`` are those of
+        the m x m matrix ``Lambda^{-1/2} Z^T Z Lambda^{-1/2}``, with eigenvectors
+        ``Z C``; every vector orthogonal to them is an eigenvector of
+        ``L = I - W`` with eigenvalue 1.
+
+        Returns
+        -------
+        C : ndarray of shape (m, r)
+            ``Y = Z C`` orthonormal, r the number of eigenvalues above 1e-12
+            (the trivial constant solution included).
+        lambdas : ndarray of shape (r,)
+            The eigenvalues ``1 - sigma^2`` of L, ascending.
+        """
+        h = self._inv_degree(0.5)
+        M = h[:, None] * self.ZtZ * h[None, :]
+        sig2, V = linalg.eigh(0.5 * (M + M.T))
+        sig2, V = sig2[::-1], V[:, ::-1]
+        keep = sig2 > 1e-12
+        sig2, V = sig2[keep], _sign_flip(V[:, keep])
+        return h[:, None] * V / np.sqrt(sig2)[None, :], 1.0 - np.minimum(sig2, 1.0)
 
     def embed(self, C):
         """``Z C``: an ndarray for in-memory X, a dask array chunked like X otherwise."""

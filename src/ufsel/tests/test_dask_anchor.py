@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from ufsel import LGDFS, MCFS, LaplacianScore, MaxVariance, PivotedQR
+from ufsel import LGDFS, MCFS, SPEC, LaplacianScore, MaxVariance, PivotedQR
 from ufsel.graph import anchor_graph, knn_graph
 
 da = pytest.importorskip("dask.array")
@@ -46,6 +46,9 @@ def test_anchor_graph_dask_equals_numpy(client, data):
 @pytest.mark.parametrize("cls, params", [
     (LaplacianScore, {"graph": "anchor", "n_anchors": 80, "random_state": 0}),
     (MCFS, {"n_clusters": 4, "graph": "anchor", "n_anchors": 80, "random_state": 0}),
+    (SPEC, {"graph": "anchor", "n_anchors": 80, "random_state": 0}),
+    (SPEC, {"scoring": "phi3", "n_clusters": 4, "graph": "anchor", "n_anchors": 80,
+            "random_state": 0}),
     (PivotedQR, {}),
     (MaxVariance, {}),
 ])
@@ -57,7 +60,7 @@ def test_dask_ranking_equals_in_memory(client, data, cls, params):
     np.testing.assert_array_equal(lazy.ranking_, mem.ranking_)
     if cls is not PivotedQR:  # picks the least explained features, not the clusters
         found = np.intersect1d(np.flatnonzero(lazy.get_support()), informative).size
-        assert found >= (2 if cls is MCFS else 3)
+        assert found >= (2 if cls is MCFS or params.get("scoring") == "phi3" else 3)
 
 
 def test_auto_takes_the_anchor_graph_on_dask_and_knn_is_refused(client, data):

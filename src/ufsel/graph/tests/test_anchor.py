@@ -114,3 +114,26 @@ def test_auto_below_threshold_is_knn_and_graph_is_validated(data, cls):
         cls(4, graph="full").fit(data)
     with pytest.raises(InvalidParameterError):
         cls(4, n_anchors=1).fit(data)
+
+
+@pytest.mark.parametrize("scoring, power", [("phi1", 1.0), ("phi2", 1.0), ("phi2", 2.0),
+                                            ("phi1", 1.5), ("phi3", 1.0)])
+def test_spec_on_anchor_graph_is_spec_of_w(data, scoring, power):
+    from ufsel.selectors.filters._spec import spec_scores, spec_scores_anchor
+
+    g = anchor_graph(data, 60, 5, random_state=0)
+    W = dense_w(g)
+    ref = spec_scores(data, sparse.csr_matrix(W), scoring=scoring, power=power, n_clusters=4,
+                      random_state=0)
+    got = spec_scores_anchor(g, scoring=scoring, power=power, n_clusters=4)
+    np.testing.assert_allclose(got, ref, rtol=1e-7, atol=1e-10)
+
+
+def test_spec_selector_takes_the_anchor_graph(data):
+    from ufsel import SPEC
+
+    sel = SPEC(3, graph="anchor", n_anchors=60, random_state=0).fit(data)
+    assert set(np.flatnonzero(sel.get_support())) >= {1, 4}
+    a = SPEC(3, random_state=0).fit(data)
+    b = SPEC(3, graph="knn", random_state=0).fit(data)
+    np.testing.assert_array_equal(a.scores_, b.scores_)
