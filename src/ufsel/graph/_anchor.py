@@ -208,6 +208,24 @@ class AnchorGraph:
     Built by :func:`anchor_graph`; holds only m-, m x m-, m x d- and d-sized
     arrays (and, for in-memory X, the sparse n x m Z).
 
+    Parameters
+    ----------
+    landmarks : ndarray of shape (m, n_features)
+        The landmarks.
+    bandwidth : float
+        Gaussian kernel width of the weights.
+    n_nearest : int
+        Landmarks per sample s.
+    n_samples : int
+        Number of rows of X.
+    stats : ndarray
+        The summed block reductions, flattened: ``Z^T 1``, ``Z^T Z``, ``Z^T X``,
+        ``X^T 1``, ``(X * X)^T 1``.
+    Z : scipy.sparse.csr_matrix of shape (n_samples, m), optional
+        For in-memory X.
+    X : dask array of shape (n_samples, n_features), optional
+        For a dask X: :meth:`embed` maps its blocks.
+
     Attributes
     ----------
     landmarks : ndarray of shape (m, n_features)
@@ -271,6 +289,13 @@ class AnchorGraph:
         constant (so with more components than ``n_components + 1`` there are
         more columns than ``n_components``, as with
         :func:`determined_spectral_embedding`).
+
+        Parameters
+        ----------
+        n_components : int
+            Number of eigenvectors.
+        drop_first : bool, default=True
+            Remove the constant solution.
 
         Returns
         -------
@@ -341,7 +366,17 @@ class AnchorGraph:
         return h[:, None] * V / np.sqrt(sig2)[None, :], 1.0 - np.minimum(sig2, 1.0)
 
     def embed(self, C):
-        """``Z C``: an ndarray for in-memory X, a dask array chunked like X otherwise."""
+        """``Z C``: an ndarray for in-memory X, a dask array chunked like X otherwise.
+
+        Parameters
+        ----------
+        C : ndarray of shape (m, k)
+            Landmark coefficients (:meth:`spectral_coefficients`).
+
+        Returns
+        -------
+        Y : ndarray or dask array of shape (n_samples, k)
+        """
         if self.Z is not None:
             return np.asarray(self.Z @ C)
         landmarks, bandwidth, s = self.landmarks, self.bandwidth, self.n_nearest
@@ -355,7 +390,17 @@ class AnchorGraph:
                                   dtype=np.float64)
 
     def transpose_dot_embedding(self, C):
-        """``X^T (Z C)`` from the m x d reduction (no pass over X)."""
+        """``X^T (Z C)`` from the m x d reduction (no pass over X).
+
+        Parameters
+        ----------
+        C : ndarray of shape (m, k)
+            Landmark coefficients.
+
+        Returns
+        -------
+        XtY : ndarray of shape (n_features, k)
+        """
         return self.ZtX.T @ C
 
 

@@ -79,7 +79,8 @@ def resolve_neighbors_algorithm(algorithm, X):
     Returns ``"exact"`` (scikit-learn) or ``"approximate"`` (faiss HNSW
     or pynndescent, see :func:`approximate_backend`). A dask array is refused:
     an exact k-NN graph takes n^2 distances, and the selectors use the anchor
-    graph (:func:`ufsel.graph.anchor_graph`) for it. ``"auto"`` picks the approximate search when X has at least
+    graph (:func:`ufsel.graph.anchor_graph`) for it. ``"auto"`` picks the
+    approximate search when X has at least
     :data:`APPROX_NEIGHBORS_MIN_SAMPLES` rows and more than
     :data:`APPROX_NEIGHBORS_MIN_FEATURES` columns and an approximate backend
     is installed (in few dimensions scikit-learn's k-d tree is exact and
