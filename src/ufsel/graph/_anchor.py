@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg, sparse
 from scipy.sparse import csgraph
+from scipy.sparse import linalg as splinalg
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 
@@ -364,6 +365,48 @@ class AnchorGraph:
         keep = sig2 > 1e-12
         sig2, V = sig2[keep], _sign_flip(V[:, keep])
         return h[:, None] * V / np.sqrt(sig2)[None, :], 1.0 - np.minimum(sig2, 1.0)
+
+    def laplacian_operators(self):
+        """``L = I - W``, its diagonal part and ``diag(L) - L``, for in-memory X.
+
+        ``W`` is applied as ``Z (Lambda^{-1} (Z^T F))`` (O(n s c) per n x c block),
+        never formed.
+
+        Returns
+        -------
+        L : scipy.sparse.linalg.LinearOperator of shape (n, n)
+        L_diag : scipy.sparse.dia_matrix of shape (n, n)
+            ``diag(L)``, non-negative.
+        L_off : scipy.sparse.linalg.LinearOperator of shape (n, n)
+            ``diag(L) - L = W - diag(W)``, non-negative entries.
+        """
+        if self.Z is None:
+            raise ValueError("laplacian_operators needs the in-memory Z (X not a dask array).")
+        Z, Zt, inv = self.Z, self.Z.T.tocsr(), self._inv_degree(1.0)
+        n = self.n_samples
+        wdiag = np.asarray(Z.multiply(Z) @ inv).ravel()
+
+        def w_dot(F):
+            F = np.asarray(F)
+            out = Z @ (inv.reshape((-1,) + (1,) * (F.ndim - 1)) * (Zt @ F))
+            return np.asarray(out)
+
+        def shape_like(F):
+            return F.reshape(n, -1) if F.ndim > 1 else F
+
+        def lap(F):
+            F = shape_like(np.asarray(F))
+            return F - w_dot(F)
+
+        def off(F):
+            F = shape_like(np.asarray(F))
+            return w_dot(F) - (wdiag if F.ndim == 1 else wdiag[:, None]) * F
+
+        L = splinalg.LinearOperator((n, n), matvec=lap, matmat=lap, rmatvec=lap, rmatmat=lap,
+                                    dtype=np.float64)
+        L_off = splinalg.LinearOperator((n, n), matvec=off, matmat=off, rmatvec=off,
+                                        rmatmat=off, dtype=np.float64)
+        return L, sparse.diags(1.0 - wdiag), L_off
 
     def embed(self, C):
         """``Z C``: an ndarray for in-memory X, a dask array chunked like X otherwise.

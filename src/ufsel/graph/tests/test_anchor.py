@@ -137,3 +137,25 @@ def test_spec_selector_takes_the_anchor_graph(data):
     a = SPEC(3, random_state=0).fit(data)
     b = SPEC(3, graph="knn", random_state=0).fit(data)
     np.testing.assert_array_equal(a.scores_, b.scores_)
+
+
+def test_laplacian_operators_apply_i_minus_w(data):
+    g = anchor_graph(data, 60, 5, random_state=0)
+    W = dense_w(g)
+    F = np.random.default_rng(2).random((600, 3))
+    L, Ld, Loff = g.laplacian_operators()
+    np.testing.assert_allclose(L @ F, F - W @ F, atol=1e-12)
+    np.testing.assert_allclose(Ld.diagonal(), 1.0 - np.diag(W), atol=1e-14)
+    np.testing.assert_allclose(Loff @ F, (W - np.diag(np.diag(W))) @ F, atol=1e-12)
+    np.testing.assert_allclose(L @ F[:, 0], F[:, 0] - W @ F[:, 0], atol=1e-12)
+
+
+def test_ndfs_on_anchor_graph_decreases_and_finds_the_clusters(data):
+    from ufsel import NDFS
+
+    sel = NDFS(3, n_clusters=2, graph="anchor", n_anchors=60, random_state=0).fit(data)
+    assert np.all(np.diff(sel.objective_) <= 1e-8 * np.abs(sel.objective_[:-1]))
+    assert set(np.flatnonzero(sel.get_support())) >= {1, 4}
+    a = NDFS(3, n_clusters=2, random_state=0, max_iter=5, tol=1.0).fit(data)
+    b = NDFS(3, n_clusters=2, graph="knn", random_state=0, max_iter=5, tol=1.0).fit(data)
+    np.testing.assert_array_equal(a.scores_, b.scores_)
