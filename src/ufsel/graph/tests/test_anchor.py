@@ -159,3 +159,11 @@ def test_ndfs_on_anchor_graph_decreases_and_finds_the_clusters(data):
     a = NDFS(3, n_clusters=2, random_state=0, max_iter=5, tol=1.0).fit(data)
     b = NDFS(3, n_clusters=2, graph="knn", random_state=0, max_iter=5, tol=1.0).fit(data)
     np.testing.assert_array_equal(a.scores_, b.scores_)
+
+
+def test_rsfs_on_anchor_graph_finds_the_clusters(data):
+    from ufsel import RSFS
+
+    sel = RSFS(3, n_clusters=2, graph="anchor", n_anchors=60, random_state=0).fit(data)
+    assert np.all(np.isfinite(sel.objective_))
+    assert set(np.flatnonzero(sel.get_support())) >= {1, 4}
