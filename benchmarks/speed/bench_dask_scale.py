@@ -29,6 +29,7 @@ import numpy as np
 
 import ufsel
 from ufsel.datasets import make_planted_dask
+from ufsel.utils import atomic_open
 
 METHODS = {
     "maxvariance": ("MaxVariance", {}),
@@ -116,11 +117,10 @@ def main(argv=None):
             print(row, flush=True)
     print(f"load at the end {os.getloadavg()[0]:.1f}")
     if args.output:
-        with open(args.output + ".tmp", "w", newline="") as fh:
+        with atomic_open(args.output, "w", newline="") as fh:
             w = csv.DictWriter(fh, fieldnames=list(rows[0]))
             w.writeheader()
             w.writerows(rows)
-        os.replace(args.output + ".tmp", args.output)
 
 
 if __name__ == "__main__":

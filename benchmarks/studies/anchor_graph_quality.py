@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import os
 import time
 
 import numpy as np
@@ -24,6 +23,7 @@ import numpy as np
 from ufsel import MCFS, LaplacianScore
 from ufsel.datasets import load_dataset, make_mnist70k_like
 from ufsel.evaluation import evaluate_selection
+from ufsel.utils import atomic_open
 
 FRACTIONS = (0.02, 0.05, 0.10)
 
@@ -78,11 +78,10 @@ def main(argv=None):
                     rows.append(row)
                     print(",".join(str(v) for v in row.values()), flush=True)
     if args.output:
-        with open(args.output + ".tmp", "w", newline="") as fh:
+        with atomic_open(args.output, "w", newline="") as fh:
             w = csv.DictWriter(fh, fieldnames=list(rows[0]))
             w.writeheader()
             w.writerows(rows)
-        os.replace(args.output + ".tmp", args.output)
 
 
 if __name__ == "__main__":
