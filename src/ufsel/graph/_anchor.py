@@ -52,8 +52,10 @@ N_ANCHORS = 1000
 #: array always gets it). Above every data set of the leaderboard, so that its results
 #: are the exact k-NN graph's.
 ANCHOR_GRAPH_MIN_SAMPLES = 50_000
-#: k-means runs on at most this many sampled rows per landmark (and all rows when fewer).
+#: k-means runs on at most this many sampled rows per landmark (and all rows when fewer)...
 SAMPLE_PER_ANCHOR = 20
+#: ... and on at most this many bytes of dense float64 sample.
+SAMPLE_MAX_BYTES = 256 * 1024**2
 #: Lloyd iterations of the landmark k-means (LSC uses 10; the landmarks need not converge).
 KMEANS_MAX_ITER = 20
 #: Rows per block of the in-memory pass (a dask array uses its own chunks).
@@ -63,9 +65,11 @@ BLOCK_ROWS = 8192
 def resolve_graph(graph, X):
     """``"knn"`` or ``"anchor"``: the graph that ``graph`` selects for X.
 
-    ``"auto"`` gives the anchor graph for a dask array and for at least
-    :data:`ANCHOR_GRAPH_MIN_SAMPLES` samples, the k-NN graph otherwise. A dask
-    array never gets the k-NN graph (its exact search is quadratic in n).
+    ``"auto"`` gives the anchor graph for a dask array and for a dense array of
+    at least :data:`ANCHOR_GRAPH_MIN_SAMPLES` samples, the k-NN graph otherwise
+    (sparse X keeps the k-NN graph: dense landmarks in its many dimensions would
+    cost more than its neighbour search). A dask array never gets the k-NN graph
+    (its exact search is quadratic in n).
 
     Parameters
     ----------
@@ -84,7 +88,8 @@ def resolve_graph(graph, X):
             )
         return "anchor"
     if graph == "auto":
-        return "anchor" if X.shape[0] >= ANCHOR_GRAPH_MIN_SAMPLES else "knn"
+        big = X.shape[0] >= ANCHOR_GRAPH_MIN_SAMPLES and not sparse.issparse(X)
+        return "anchor" if big else "knn"
     return graph
 
 
@@ -132,7 +137,8 @@ def anchor_landmarks(X, n_anchors=N_ANCHORS, n_nearest=5, *, init="kmeans", samp
         :data:`KMEANS_MAX_ITER` Lloyd iterations), or sampled rows.
     sample_size : int or None, default=None
         Rows sampled (without replacement, seeded); None takes
-        ``SAMPLE_PER_ANCHOR * n_anchors`` rows (all when fewer).
+        ``SAMPLE_PER_ANCHOR * n_anchors`` rows (all when fewer), and no more than fit
+        in :data:`SAMPLE_MAX_BYTES` as dense float64.
     random_state : int, RandomState or None, default=None
         Seeds the sample and k-means.
 
@@ -147,7 +153,10 @@ def anchor_landmarks(X, n_anchors=N_ANCHORS, n_nearest=5, *, init="kmeans", samp
         raise ValueError(f"init={init!r} not understood, valid options are {set(ANCHOR_INITS)}.")
     rng = check_random_state(random_state)
     n = X.shape[0]
-    size = min(n, SAMPLE_PER_ANCHOR * n_anchors if sample_size is None else sample_size)
+    if sample_size is None:
+        sample_size = min(SAMPLE_PER_ANCHOR * n_anchors,
+                          max(n_anchors, SAMPLE_MAX_BYTES // (8 * max(X.shape[1], 1))))
+    size = min(n, sample_size)
     m = min(n_anchors, size)
     idx = np.arange(n) if size >= n else np.sort(rng.choice(n, size, replace=False))
     S = _dense64(X if size >= n else X[idx])

@@ -167,3 +167,9 @@ def test_rsfs_on_anchor_graph_finds_the_clusters(data):
     sel = RSFS(3, n_clusters=2, graph="anchor", n_anchors=60, random_state=0).fit(data)
     assert np.all(np.isfinite(sel.objective_))
     assert set(np.flatnonzero(sel.get_support())) >= {1, 4}
+
+
+def test_auto_keeps_the_knn_graph_for_sparse_data():
+    big = sparse.random(ANCHOR_GRAPH_MIN_SAMPLES, 3, density=0.1, format="csr", random_state=0)
+    assert resolve_graph("auto", big) == "knn"
+    assert resolve_graph("anchor", big) == "anchor"

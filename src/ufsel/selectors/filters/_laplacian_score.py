@@ -97,7 +97,7 @@ class LaplacianScore(BaseSelector):
         sample linked to its ``n_neighbors`` nearest landmarks; ``weight``, ``t``,
         ``symmetrize`` and ``neighbors_algorithm`` apply to the k-NN graph only).
         ``"auto"``: the anchor graph for a dask array and from
-        ``ufsel.graph.ANCHOR_GRAPH_MIN_SAMPLES`` samples, the k-NN graph otherwise.
+        ``ufsel.graph.ANCHOR_GRAPH_MIN_SAMPLES`` samples of dense X, the k-NN graph otherwise.
     n_anchors : int, default=1000
         Number of landmarks of the anchor graph (at most n_samples).
     random_state : int, RandomState or None, default=None

@@ -111,7 +111,7 @@ class NDFS(BaseSelector):
         sample linked to its ``n_neighbors`` nearest landmarks; its degrees are all
         one, so both ``laplacian`` options give ``I - W``, applied through Z and
         never formed). ``"auto"``: the anchor graph from
-        ``ufsel.graph.ANCHOR_GRAPH_MIN_SAMPLES`` samples, the k-NN graph otherwise.
+        ``ufsel.graph.ANCHOR_GRAPH_MIN_SAMPLES`` samples of dense X, the k-NN graph otherwise.
     n_anchors : int, default=1000
         Number of landmarks of the anchor graph (at most n_samples).
     max_iter : int, default=100
