@@ -8,7 +8,7 @@ LaplacianScore, SPEC, MCFS and SPCAFS): each reduces the blocks to d-sized, d x 
 landmark-sized statistics, and the graph-based ones use an anchor graph, linear in the
 number of rows (see :doc:`/guide/sparse_large_dask`). Here a small :class:`~distributed.LocalCluster`
 stands in for a real one, and :func:`ufsel.datasets.make_planted_dask` generates the data
-lazily: 10 of the 40 features carry the clusters, and each block is generated on the
+lazily: 10 of the 30 features carry the clusters, and each block is generated on the
 worker that needs it.
 """
 
@@ -19,15 +19,15 @@ from dask.distributed import Client, LocalCluster
 import ufsel
 from ufsel.datasets import make_planted_dask
 
-X, y, planted = make_planted_dask(60_000, 40, 10, chunks=15_000, random_state=0)
+X, y, planted = make_planted_dask(20_000, 30, 10, chunks=5_000, random_state=0)
 print(X)
 print("planted features:", planted)
 
 methods = {
     "MaxVariance": ufsel.MaxVariance(10),
     "PivotedQR": ufsel.PivotedQR(10),
-    "LaplacianScore": ufsel.LaplacianScore(10, n_anchors=200, random_state=0),
-    "MCFS": ufsel.MCFS(10, n_clusters=10, n_anchors=200, random_state=0),
+    "LaplacianScore": ufsel.LaplacianScore(10, n_anchors=100, random_state=0),
+    "MCFS": ufsel.MCFS(10, n_clusters=10, n_anchors=100, random_state=0),
 }
 found = {}
 with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
