@@ -1,9 +1,19 @@
-"""Graph building blocks: sparse k-NN affinities, Laplacians, spectral embedding, local-learning graphs."""
+"""Graph building blocks: sparse k-NN affinities, anchor graphs, Laplacians, spectral embedding, local-learning graphs."""
 
 # ``import X as X``: building blocks the selectors share, reached through this package
 # rather than its private modules; not documented API (not in __all__).
 from ._adaptive import adaptive_neighbors, can_weights, nearest_by_exact_distance
 from ._adaptive import sorted_candidate_distances as sorted_candidate_distances
+from ._anchor import (
+    ANCHOR_GRAPH_MIN_SAMPLES,
+    GRAPHS,
+    N_ANCHORS,
+    AnchorGraph,
+    anchor_graph,
+    anchor_landmarks,
+    resolve_graph,
+)
+from ._anchor import ANCHOR_INITS as ANCHOR_INITS
 from ._knn import (
     ANN_BACKENDS,
     APPROX_NEIGHBORS_MIN_SAMPLES,
@@ -48,6 +58,13 @@ from ._spectral import (
 )
 
 __all__ = [
+    "ANCHOR_GRAPH_MIN_SAMPLES",
+    "AnchorGraph",
+    "GRAPHS",
+    "N_ANCHORS",
+    "anchor_graph",
+    "anchor_landmarks",
+    "resolve_graph",
     "AMG_MIN_NODES",
     "ANN_BACKENDS",
     "approximate_backend",

@@ -77,10 +77,11 @@ APPROX_NEIGHBORS_MIN_FEATURES = 20
 def resolve_neighbors_algorithm(algorithm, X):
     """The neighbour search that ``algorithm`` selects for X.
 
-    Returns one of ``"exact"`` (scikit-learn), ``"approximate"`` (faiss HNSW
-    or pynndescent, see :func:`approximate_backend`) or ``"dask"`` (blockwise
-    exact search on a dask array). ``"auto"`` picks the blockwise search for
-    dask arrays, the approximate search when X has at least
+    Returns ``"exact"`` (scikit-learn) or ``"approximate"`` (faiss HNSW
+    or pynndescent, see :func:`approximate_backend`). A dask array is refused:
+    an exact k-NN graph takes n^2 distances, and the selectors use the anchor
+    graph (:func:`ufsel.graph.anchor_graph`) for it. ``"auto"`` picks the
+    approximate search when X has at least
     :data:`APPROX_NEIGHBORS_MIN_SAMPLES` rows and more than
     :data:`APPROX_NEIGHBORS_MIN_FEATURES` columns and an approximate backend
     is installed (in few dimensions scikit-learn's k-d tree is exact and
@@ -93,7 +94,7 @@ def resolve_neighbors_algorithm(algorithm, X):
     ----------
     algorithm : str
         One of :data:`NEIGHBORS_ALGORITHMS`.
-    X : {ndarray, sparse matrix, dask array} of shape (n_samples, n_features)
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
         The data to be searched.
     """
     if algorithm not in NEIGHBORS_ALGORITHMS:
@@ -102,12 +103,10 @@ def resolve_neighbors_algorithm(algorithm, X):
             f"{set(NEIGHBORS_ALGORITHMS)}."
         )
     if is_dask_array(X):
-        if algorithm in ("approximate",) + ANN_BACKENDS:
-            raise ValueError(
-                f"algorithm={algorithm!r} is not available for dask arrays; the blockwise "
-                "exact search is used for them (pass algorithm='auto' or 'exact')."
-            )
-        return "dask"
+        raise ValueError(
+            "A k-NN graph of a dask array is not computed (n^2 distances); use the anchor "
+            "graph (ufsel.graph.anchor_graph, the selectors' graph='anchor'), or X.compute()."
+        )
     if algorithm == "auto":
         if (X.shape[0] >= APPROX_NEIGHBORS_MIN_SAMPLES
                 and X.shape[1] > APPROX_NEIGHBORS_MIN_FEATURES
@@ -157,15 +156,15 @@ def knn_graph(X, n_neighbors=5, *, metric="euclidean", algorithm="auto", n_jobs=
 
     The sample itself is never among its neighbours, even when it has exact
     duplicates (scikit-learn's ``kneighbors()`` called without a query removes
-    the query point by index, not by distance; the approximate and blockwise
-    searches do the same). On exactly tied distances the exact searches keep
+    the query point by index, not by distance; the approximate searches
+    do the same). On exactly tied distances the exact searches keep
     the points of smaller index (MATLAB's stable ``sort`` in Cai's
     ``constructW.m``), whatever the thread count; see
     :func:`_ties_to_smaller_index`.
 
     Parameters
     ----------
-    X : {ndarray, sparse matrix, dask array} of shape (n_samples, n_features)
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
     n_neighbors : int
     metric : str
         ``"euclidean"`` or ``"cosine"`` (any metric of
@@ -183,9 +182,8 @@ def knn_graph(X, n_neighbors=5, *, metric="euclidean", algorithm="auto", n_jobs=
         by a one-line logging warning);
         ``"auto"``: see :func:`resolve_neighbors_algorithm` (approximate from
         :data:`APPROX_NEIGHBORS_MIN_SAMPLES` samples when a backend is
-        installed). A dask array always gets the blockwise exact search
-        (one task per pair of row blocks, merged per block: never more than
-        two blocks in one task). The approximate searches return float64
+        installed). A dask array is refused (see
+        :func:`resolve_neighbors_algorithm`). The approximate searches return float64
         distances recomputed exactly for the pairs found.
     n_jobs : int, optional
     random_state : int, RandomState or None
@@ -212,8 +210,6 @@ def knn_graph(X, n_neighbors=5, *, metric="euclidean", algorithm="auto", n_jobs=
         Sorted by increasing distance.
     """
     how = resolve_neighbors_algorithm(algorithm, X)
-    if how == "dask":
-        return _knn_dask(X, n_neighbors, metric)
     cache = _SEARCHES.get()
     key = None
     if cache is not None and init_indices is None:
@@ -677,43 +673,6 @@ def _knn_nndescent(X, n_neighbors, metric, n_jobs, random_state, init_indices=No
             "NN-descent returned fewer neighbours than requested; use algorithm='exact'."
         )
     return dist, ind
-
-
-def _block_knn(Xi, Xj, offset, k, metric, same):
-    """k nearest rows of Xj for every row of Xi (indices shifted by ``offset``), padded."""
-    kk = min(k, Xj.shape[0] - int(same))
-    dist = np.full((Xi.shape[0], k), np.inf)
-    ind = np.full((Xi.shape[0], k), -1, dtype=np.intp)
-    if kk > 0:
-        nn = NearestNeighbors(n_neighbors=kk, metric=metric).fit(Xj)
-        d, i = nn.kneighbors() if same else nn.kneighbors(Xi)
-        dist[:, :kk], ind[:, :kk] = d, i + offset
-    return dist, ind
-
-
-def _merge_knn(a, b, k):
-    """Merge two candidate lists, keeping the k nearest (stable: earlier blocks win ties)."""
-    dist, ind = np.hstack([a[0], b[0]]), np.hstack([a[1], b[1]])
-    order = np.argsort(dist, axis=1, kind="stable")[:, :k]
-    return np.take_along_axis(dist, order, axis=1), np.take_along_axis(ind, order, axis=1)
-
-
-def _knn_dask(X, n_neighbors, metric):
-    """Blockwise exact k-NN of a dask array: one task per pair of row blocks."""
-    dask = import_optional("dask", purpose="k-NN on a dask array")
-    X = X.rechunk({1: -1})
-    blocks = X.to_delayed().ravel()
-    offsets = np.concatenate([[0], np.cumsum(X.chunks[0])])
-    block_knn, merge = dask.delayed(_block_knn, pure=True), dask.delayed(_merge_knn, pure=True)
-    results = []
-    for i, bi in enumerate(blocks):
-        acc = None
-        for j, bj in enumerate(blocks):
-            part = block_knn(bi, bj, int(offsets[j]), n_neighbors, metric, i == j)
-            acc = part if acc is None else merge(acc, part, n_neighbors)
-        results.append(acc)
-    out = dask.compute(*results)
-    return np.vstack([o[0] for o in out]), np.vstack([o[1] for o in out])
 
 
 #: Points on which :func:`heat_kernel_bandwidth` estimates the bandwidth by default (a

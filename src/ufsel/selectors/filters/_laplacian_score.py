@@ -8,10 +8,18 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ...base import BaseSelector
-from ...graph import NEIGHBORS_ALGORITHMS, SYMMETRIZE, WEIGHTS
+from ...graph import (
+    GRAPHS,
+    N_ANCHORS,
+    NEIGHBORS_ALGORITHMS,
+    SYMMETRIZE,
+    WEIGHTS,
+    anchor_graph,
+    resolve_graph,
+)
 from ...linalg import graph_quadratic, weighted_moments
 
-__all__ = ["LaplacianScore", "laplacian_score"]
+__all__ = ["LaplacianScore", "laplacian_ratio", "laplacian_score"]
 
 #: Score given to features that are constant on the graph (their Laplacian
 #: score is 0/0); below every attainable ``1 - L_r`` (which lies in [-1, 1]).
@@ -37,10 +45,18 @@ def laplacian_score(X, W):
     deg = np.asarray(W.sum(axis=1), dtype=np.float64).ravel()
     fWf = graph_quadratic(X, W)
     dTf, fDf = weighted_moments(X, deg)
-    denom = fDf - dTf**2 / deg.sum()
-    numer = (fDf - fWf)  # f^T L f = f^T D f - f^T W f
+    return laplacian_ratio(fDf - fWf, dTf, fDf, deg.sum())  # f^T L f = f^T D f - f^T W f
+
+
+def laplacian_ratio(fLf, dTf, fDf, total_degree):
+    """``L_r = f^T L f / (f^T D f - (d^T f)^2 / 1^T d)`` from the graph reductions.
+
+    NaN where the denominator vanishes (features constant on the graph).
+    """
+    denom = fDf - dTf**2 / total_degree
+    numer = fLf
     scale = np.maximum(np.abs(fDf), np.finfo(float).tiny)
-    lr = np.full(X.shape[1], np.nan)
+    lr = np.full(fLf.shape[0], np.nan)
     ok = denom > 1e-12 * scale
     lr[ok] = numer[ok] / denom[ok]
     return lr
@@ -73,9 +89,18 @@ class LaplacianScore(BaseSelector):
     neighbors_algorithm : {"auto", "exact", "approximate", "brute", "kd_tree", \
 "ball_tree"}, default="auto"
         Neighbour search, see :func:`ufsel.graph.knn_graph`.
+    graph : {"auto", "knn", "anchor"}, default="auto"
+        The sample graph: the k-NN graph, or the anchor graph of ``n_anchors``
+        landmarks (:func:`ufsel.graph.anchor_graph`, linear in n_samples; each
+        sample linked to its ``n_neighbors`` nearest landmarks; ``weight``, ``t``,
+        ``symmetrize`` and ``neighbors_algorithm`` apply to the k-NN graph only).
+        ``"auto"``: the anchor graph for a dask array and from
+        ``ufsel.graph.ANCHOR_GRAPH_MIN_SAMPLES`` samples of dense X, the k-NN graph otherwise.
+    n_anchors : int, default=1000
+        Number of landmarks of the anchor graph (at most n_samples).
     random_state : int, RandomState or None, default=None
-        Seeds the sample on which the bandwidth is estimated (n > 3000) and
-        the approximate neighbour search.
+        Seeds the sample on which the bandwidth is estimated (n > 3000),
+        the approximate neighbour search and the anchor graph's landmarks.
 
     Attributes
     ----------
@@ -112,8 +137,11 @@ class LaplacianScore(BaseSelector):
     - ``neighbors_algorithm="auto"`` switches to approximate neighbours (NN-descent)
       from 50,000 samples when ``ufsel[ann]`` is installed; pass ``"exact"`` to
       forbid it.
-    - A dask array is searched blockwise for its exact k-NN graph and every
-      reduction runs blockwise; the n x k graph is held in memory.
+    - On the anchor graph ``W = Z Lambda^{-1} Z^T`` every degree is one, and
+      ``f^T L f`` comes from the m x d product ``Z^T X``: no n x n object.
+      A dask array always gets it (``graph="knn"`` refuses one), in one blockwise
+      pass after the landmarks' k-means on a row sample. See the scale guide,
+      :doc:`/guide/sparse_large_dask`.
 
     See the fidelity guide,
     `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__.
@@ -140,19 +168,24 @@ class LaplacianScore(BaseSelector):
         "t": [StrOptions({"mean", "median"}), Interval(Real, 0, None, closed="neither")],
         "symmetrize": [StrOptions(set(SYMMETRIZE) - {"none"})],
         "neighbors_algorithm": [StrOptions(set(NEIGHBORS_ALGORITHMS))],
+        "graph": [StrOptions(set(GRAPHS))],
+        "n_anchors": [Interval(Integral, 2, None, closed="left")],
         "random_state": ["random_state"],
     }
     _supports_dask = True
     _sparse_native = True
 
     def __init__(self, n_features_to_select=None, *, n_neighbors=5, weight="heat", t="mean",
-                 symmetrize="max", neighbors_algorithm="auto", random_state=None):
+                 symmetrize="max", neighbors_algorithm="auto", graph="auto",
+                 n_anchors=N_ANCHORS, random_state=None):
         super().__init__(n_features_to_select=n_features_to_select)
         self.n_neighbors = n_neighbors
         self.weight = weight
         self.t = t
         self.symmetrize = symmetrize
         self.neighbors_algorithm = neighbors_algorithm
+        self.graph = graph
+        self.n_anchors = n_anchors
         self.random_state = random_state
 
     def __sklearn_tags__(self):
@@ -161,7 +194,11 @@ class LaplacianScore(BaseSelector):
         return tags
 
     def _fit(self, X):
-        W = self._knn_affinity(X, self._start_fit(X))
-        lr = laplacian_score(X, W)
+        rng = self._start_fit(X)
+        if resolve_graph(self.graph, X) == "anchor":
+            g = anchor_graph(X, self.n_anchors, self.n_neighbors, random_state=rng)
+            lr = laplacian_ratio(g.laplacian_quadratic(), g.col_sum, g.col_sq, X.shape[0])
+        else:
+            lr = laplacian_score(X, self._knn_affinity(X, rng))
         self.laplacian_scores_ = lr
         return np.where(np.isnan(lr), CONSTANT_FEATURE_SCORE, 1.0 - lr)

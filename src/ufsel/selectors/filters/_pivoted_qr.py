@@ -6,7 +6,8 @@ import numpy as np
 from scipy import linalg, sparse
 
 from ...base import BaseSelector, densify
-from ...linalg import column_mean_var, constant_features
+from ...linalg import column_mean_var, constant_features, transpose_dot
+from ...utils import import_optional, is_dask_array
 
 __all__ = ["PivotedQR", "pivoted_qr_order"]
 
@@ -29,10 +30,18 @@ def _centred_factor(X, mean):
     """A matrix M with ``M^T M = (X - 1 mean^T)^T (X - 1 mean^T)``, ``min(n, d)`` rows or fewer.
 
     n > d: the R factor of the centred X by a tall-skinny QR over row blocks (sparse
-    blocks densified one at a time, so memory is O(d^2 + BLOCK_ROWS d)); otherwise the
-    centred X itself (dense).
+    blocks densified one at a time, so memory is O(d^2 + BLOCK_ROWS d)), for a dask
+    array the R factor of dask's tall-skinny QR (:func:`dask.array.linalg.tsqr`, row
+    chunks of at least d rows); otherwise the centred X itself (dense).
     """
     n, d = X.shape
+    if is_dask_array(X):
+        if n <= d:
+            X = X.compute()
+        else:
+            da = import_optional("dask.array", purpose="PivotedQR on a dask array")
+            Xc = (X.astype(np.float64) - mean).rechunk({0: max(d, max(X.chunks[0])), 1: -1})
+            return np.asarray(da.linalg.tsqr(Xc)[1].compute())
     if n <= d:
         A = densify(X, "PivotedQR")
         return np.asarray(A, dtype=np.float64) - mean
@@ -128,7 +137,7 @@ def pivoted_qr_order(X, *, rtol=RANK_RTOL):
     # content key for exact ties: each column's projection on a fixed random sample
     # direction (invariant to the column order, unlike the R factor's columns)
     g = np.random.RandomState(0).standard_normal(n)
-    content = np.asarray(X.T @ g).ravel() - float(g.sum()) * mean
+    content = np.asarray(transpose_dot(X, g)).ravel() - float(g.sum()) * mean
     active = ~constant_features(X)
     rounds = np.full(d, -1)
     residual = np.zeros(d)
@@ -160,7 +169,8 @@ class PivotedQR(BaseSelector):
     methods: a baseline, and a candidate of :class:`~ufsel.model_selection.AutoSelector`,
     because the features it picks are as unlike each other as the data allow.
 
-    Sparse input is densified one block of rows at a time when n > d.
+    Sparse input is densified one block of rows at a time when n > d. A dask array
+    is reduced to its d x d R factor by a tall-skinny QR.
 
     Parameters
     ----------
@@ -209,7 +219,8 @@ class PivotedQR(BaseSelector):
 
     **Computation.** With n > d: the R factor of the centred X by a tall-skinny QR
     over blocks of 8192 rows (``X~^T X~ = R^T R``, so the pivoting is the same), then
-    greedy pivoting on the d x d factor, O(n d^2) time and O(d^2) memory. With
+    greedy pivoting on the d x d factor, O(n d^2) time and O(d^2) memory (for a dask
+    array, the R factor of :func:`dask.array.linalg.tsqr`). With
     d >= n: pivoting on the centred X itself (sparse X densified whole, refused above
     the limit of :func:`ufsel.base.densify`), about d / n rounds of O(n^2 d). The
     residual norms are downdated and recomputed where the downdate cancelled, as in
@@ -233,6 +244,8 @@ class PivotedQR(BaseSelector):
     >>> PivotedQR(n_features_to_select=2).fit(X).get_support()
     array([False,  True, False,  True])
     """
+
+    _supports_dask = True
 
     def __init__(self, n_features_to_select=None):
         super().__init__(n_features_to_select=n_features_to_select)

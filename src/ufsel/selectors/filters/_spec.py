@@ -11,10 +11,10 @@ from sklearn.metrics import euclidean_distances, pairwise_distances
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ...base import BaseSelector
-from ...graph import heat_kernel_bandwidth
+from ...graph import GRAPHS, N_ANCHORS, anchor_graph, heat_kernel_bandwidth, resolve_graph
 from ...linalg import DENSE_EIGH_MAX, partial_eigh
 
-__all__ = ["SPEC", "spec_scores"]
+__all__ = ["SPEC", "spec_scores", "spec_scores_anchor"]
 
 #: Largest n for which the full RBF kernel (n_neighbors=None) or a full
 #: eigendecomposition (non-integer power) is formed densely.
@@ -196,6 +196,62 @@ def spec_scores(X, S, *, scoring="phi2", power=1.0, n_clusters=5, random_state=N
     return vals
 
 
+def spec_scores_anchor(graph, *, scoring="phi2", power=1.0, n_clusters=5):
+    """:func:`spec_scores` on an anchor graph (:func:`ufsel.graph.anchor_graph`).
+
+    There ``D = I`` (every degree is one), so ``L^ = I - W``,
+    ``f^ = f / ||f||`` and ``xi_1 = 1 / sqrt(n)``. W has rank at most m: with
+    its eigenpairs ``(1 - lambda_j, y_j)`` (:meth:`AnchorGraph.full_spectrum`)
+    and ``alpha_j = y_j^T f^``, ``phi1 = sum_j gamma(lambda_j) alpha_j^2 +
+    gamma(1) (1 - sum_j alpha_j^2)`` for any power, from the m x d reduction
+    ``Z^T X``. phi3 takes ``xi_2 .. xi_k`` from
+    :meth:`AnchorGraph.spectral_coefficients`.
+
+    Parameters
+    ----------
+    graph : AnchorGraph
+        The anchor graph of X.
+    scoring : {"phi1", "phi2", "phi3"}
+    power : float > 0
+    n_clusters : int
+
+    Returns
+    -------
+    values : ndarray of shape (d,)
+        As :func:`spec_scores`.
+    """
+    norms = np.sqrt(graph.col_sq)
+    d = norms.size
+    scale = np.finfo(float).eps * 100 * max(1.0, float(norms.max()) if d else 1.0)
+    bad = norms <= scale
+    inv = np.zeros(d)
+    np.divide(1.0, norms, out=inv, where=~bad)
+    if scoring == "phi3":
+        k = min(n_clusters, graph.n_samples)
+        if k < 2:
+            vals = np.zeros(d)
+        else:
+            C, lam = graph.spectral_coefficients(k - 1)
+            alpha = graph.transpose_dot_embedding(C).T * inv  # more columns: a whole null space
+            lam = lam[:alpha.shape[0]]
+            vals = ((2.0**power - lam**power)[:, None] * alpha**2).sum(axis=0)
+        vals[bad] = -np.inf
+        return vals
+    C, lam = graph.full_spectrum()
+    alpha2 = (graph.transpose_dot_embedding(C).T * inv) ** 2
+    rest = np.maximum(1.0 - alpha2.sum(axis=0), 0.0)
+    phi1 = np.maximum(((np.maximum(lam, 0.0) ** power)[:, None] * alpha2).sum(axis=0) + rest, 0.0)
+    if scoring == "phi1":
+        phi1[bad] = np.inf
+        return phi1
+    a1 = graph.col_sum * inv / np.sqrt(graph.n_samples)
+    denom = 1.0 - a1**2
+    bad2 = bad | (denom <= 1e-10)
+    vals = np.full(d, np.inf)
+    vals[~bad2] = phi1[~bad2] / denom[~bad2]
+    return vals
+
+
 class SPEC(BaseSelector):
     """Spectral feature selection (SPEC).
 
@@ -205,7 +261,7 @@ class SPEC(BaseSelector):
     scoring functions, phi1, phi2 and phi3, are available; ``scores_`` is higher for
     better features in all three, the paper's values are in ``spec_values_``.
 
-    Sparse input is never densified.
+    Sparse input is never densified; a dask array is accepted (on the anchor graph).
 
     Parameters
     ----------
@@ -220,9 +276,19 @@ class SPEC(BaseSelector):
         None: fully connected RBF kernel (the paper's graph).
     t : "mean", "median" or float, default="mean"
         Heat-kernel bandwidth.
+    graph : {"auto", "knn", "anchor"}, default="auto"
+        The sample graph: the k-NN graph (or the full kernel, ``n_neighbors=None``),
+        or the anchor graph of ``n_anchors`` landmarks
+        (:func:`ufsel.graph.anchor_graph`, linear in n_samples; each sample linked to
+        its ``n_neighbors`` nearest landmarks, 5 when ``n_neighbors`` is None).
+        ``"auto"``: the anchor graph for a dask array and from
+        ``ufsel.graph.ANCHOR_GRAPH_MIN_SAMPLES`` samples of dense X, the k-NN graph otherwise.
+    n_anchors : int, default=1000
+        Number of landmarks of the anchor graph (at most n_samples).
     random_state : int, RandomState or None, default=None
-        Seeds the eigensolver's start vector and the sample on which the bandwidth
-        is estimated. Pass an int for reproducible results.
+        Seeds the eigensolver's start vector, the sample on which the bandwidth
+        is estimated and the anchor graph's landmarks. Pass an int for
+        reproducible results.
 
     Attributes
     ----------
@@ -278,7 +344,9 @@ class SPEC(BaseSelector):
 
     Sparse X stays sparse: ``f^T L^r f^`` comes from r sparse products with the
     normalised affinity (each adds about k non-zeros per stored entry, so keep r
-    small on very sparse data) and ``alpha_j`` from ``F^T xi_j``. See the fidelity
+    small on very sparse data) and ``alpha_j`` from ``F^T xi_j``. On the anchor graph
+    every power is exact from m x m and m x d reductions
+    (:func:`spec_scores_anchor`; no n x n object). See the fidelity
     guide, `What each default follows
     <../../guide/fidelity.html#what-each-default-follows>`__.
 
@@ -297,6 +365,7 @@ class SPEC(BaseSelector):
     """
 
     _sparse_native = True
+    _supports_dask = True
 
     _parameter_constraints = {
         **BaseSelector._parameter_constraints,
@@ -305,17 +374,22 @@ class SPEC(BaseSelector):
         "n_clusters": [Interval(Integral, 1, None, closed="left")],
         "n_neighbors": [Interval(Integral, 1, None, closed="left"), None],
         "t": [StrOptions({"mean", "median"}), Interval(Real, 0, None, closed="neither")],
+        "graph": [StrOptions(set(GRAPHS))],
+        "n_anchors": [Interval(Integral, 2, None, closed="left")],
         "random_state": ["random_state"],
     }
 
     def __init__(self, n_features_to_select=None, *, scoring="phi2", power=1.0, n_clusters=5,
-                 n_neighbors=5, t="mean", random_state=None):
+                 n_neighbors=5, t="mean", graph="auto", n_anchors=N_ANCHORS,
+                 random_state=None):
         super().__init__(n_features_to_select=n_features_to_select)
         self.scoring = scoring
         self.power = power
         self.n_clusters = n_clusters
         self.n_neighbors = n_neighbors
         self.t = t
+        self.graph = graph
+        self.n_anchors = n_anchors
         self.random_state = random_state
 
     def _uses_n_clusters(self):
@@ -327,7 +401,11 @@ class SPEC(BaseSelector):
         n = X.shape[0]
         # n_clusters counts eigenvectors only with phi3; n_neighbors=None is a dense kernel
         rng = self._start_fit(X, n_clusters=self.n_clusters if self.scoring == "phi3" else False)
-        if self.n_neighbors is None:
+        if resolve_graph(self.graph, X) == "anchor":
+            g = anchor_graph(X, self.n_anchors, self.n_neighbors or 5, random_state=rng)
+            vals = spec_scores_anchor(g, scoring=self.scoring, power=self.power,
+                                      n_clusters=self.n_clusters)
+        elif self.n_neighbors is None:
             if n > SPEC_DENSE_MAX:
                 raise ValueError(
                     f"{name} with n_neighbors=None builds a dense {n} x {n} RBF kernel (limit "
@@ -338,11 +416,12 @@ class SPEC(BaseSelector):
                 D2 = np.maximum(euclidean_distances(X, squared=True), 0.0)
             else:
                 D2 = pairwise_distances(X, metric="sqeuclidean")
-            S = np.exp(-D2 / (2.0 * t**2))
+            vals = spec_scores(X, np.exp(-D2 / (2.0 * t**2)), scoring=self.scoring,
+                               power=self.power, n_clusters=self.n_clusters, random_state=rng)
         else:
-            S = self._knn_affinity(X, rng, weight="heat")
-        vals = spec_scores(X, S, scoring=self.scoring, power=self.power,
-                           n_clusters=self.n_clusters, random_state=rng)
+            vals = spec_scores(X, self._knn_affinity(X, rng, weight="heat"),
+                               scoring=self.scoring, power=self.power,
+                               n_clusters=self.n_clusters, random_state=rng)
         self.spec_values_ = vals
         scores = -vals if _LOWER_IS_BETTER[self.scoring] else vals.copy()
         finite = np.isfinite(scores)

@@ -10,10 +10,14 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ...base import BaseSelector, ranking_from_scores
 from ...graph import (
     EIGEN_SOLVERS,
+    GRAPHS,
+    N_ANCHORS,
     NEIGHBORS_ALGORITHMS,
     SYMMETRIZE,
     WEIGHTS,
+    anchor_graph,
     determined_spectral_embedding,
+    resolve_graph,
 )
 from ...linalg import gram_matrix, lars_at_cardinalities, transpose_dot
 from ...utils import get_config
@@ -21,7 +25,7 @@ from ...utils import get_config
 __all__ = ["MCFS", "mcfs_scores"]
 
 
-def mcfs_scores(X, Y, counts, *, ridge=1e-3, owner="MCFS"):
+def mcfs_scores(X, Y, counts, *, ridge=1e-3, owner="MCFS", XtY=None):
     """MCFS feature scores for each cardinality in ``counts``, from one LARS path per eigenvector.
 
     Parameters
@@ -33,6 +37,11 @@ def mcfs_scores(X, Y, counts, *, ridge=1e-3, owner="MCFS"):
         Cardinalities ``d`` of the LASSO solutions (Eq. 4).
     ridge : float
         Added to the Gram matrix diagonal (Cai's ``RidgeAlpha``).
+    owner : str
+        Name used in error messages.
+    XtY : ndarray of shape (n_features, K), optional
+        ``X^T Y`` when the caller has it (the anchor graph's, from its m x d
+        reduction); computed from X and Y otherwise.
 
     Returns
     -------
@@ -54,7 +63,8 @@ def mcfs_scores(X, Y, counts, *, ridge=1e-3, owner="MCFS"):
     else:
         G = gram_matrix(X, owner=owner)
         G[np.diag_indices_from(G)] += ridge
-    XtY = transpose_dot(X, Y)
+    if XtY is None:
+        XtY = transpose_dot(X, Y)
     scores = np.zeros((len(counts), X.shape[1]))
     entry = np.full(X.shape[1], np.inf)
     for k in range(Y.shape[1]):
@@ -106,16 +116,26 @@ class MCFS(BaseSelector):
     neighbors_algorithm : {"auto", "exact", "approximate", "brute", "kd_tree", \
 "ball_tree"}, default="auto"
         Neighbour search, see :func:`ufsel.graph.knn_graph`.
+    graph : {"auto", "knn", "anchor"}, default="auto"
+        The sample graph: the k-NN graph, or the anchor graph of ``n_anchors``
+        landmarks (:func:`ufsel.graph.anchor_graph`, linear in n_samples; each
+        sample linked to its ``n_neighbors`` nearest landmarks; ``weight``, ``t``,
+        ``symmetrize``, ``eigen_solver`` and ``neighbors_algorithm`` apply to the
+        k-NN graph only). ``"auto"``: the anchor graph for a dask array and from
+        ``ufsel.graph.ANCHOR_GRAPH_MIN_SAMPLES`` samples of dense X, the k-NN graph otherwise.
+    n_anchors : int, default=1000
+        Number of landmarks of the anchor graph (at most n_samples).
     random_state : int, RandomState or None, default=None
-        Seeds the eigensolver's start vector, the bandwidth sample and the
-        approximate neighbour search.
+        Seeds the eigensolver's start vector, the bandwidth sample, the
+        approximate neighbour search and the anchor graph's landmarks.
 
     Attributes
     ----------
     scores_ : ndarray of shape (n_features,)
         ``max_k |a_{k,j}|`` for d = ``n_features_to_select_``.
-    embedding_ : ndarray of shape (n_samples, n_clusters)
-        The spectral embedding Y. On a graph with more connected components than
+    embedding_ : ndarray or dask array of shape (n_samples, n_clusters)
+        The spectral embedding Y (a lazy dask array, chunked like X, for a dask X).
+        On a k-NN graph with more connected components than
         ``n_clusters + 1`` it has one column per component beyond the first: the
         whole eigenspace of lambda = 0, whose subset an eigensolver would pick by
         round-off, in the basis of :func:`ufsel.graph.canonical_embedding` (scaled by
@@ -172,8 +192,12 @@ class MCFS(BaseSelector):
     O(n (d + a) + a^2) per LARS step with ``a`` active features, and the active
     block's Cholesky factor is updated by one row per step, as with the formed
     Gram matrix. Input is computed in float64 (the LARS path is sensitive to
-    rounding). A dask array is processed blockwise for the k-NN search,
-    ``X^T X`` and ``X^T Y``; the graph and the embedding are held in memory.
+    rounding). On the anchor graph (``graph="anchor"``, and ``"auto"`` for a dask
+    array or from ``ufsel.graph.ANCHOR_GRAPH_MIN_SAMPLES`` samples) the
+    embedding is LSC's: an m x m eigenproblem, and ``X^T Y`` from the m x d
+    product ``Z^T X``; a dask array is read in two blockwise passes (``X^T X``,
+    and the anchor graph's reductions) after the landmarks' k-means on a row
+    sample, and no n x n object is formed. See :doc:`/guide/sparse_large_dask`.
     How the default compares with Cai's code is in the fidelity guide,
     `What each default follows <../../guide/fidelity.html#what-each-default-follows>`__;
     the Isolet reproduction is in :doc:`/guide/reproducing_papers`.
@@ -203,6 +227,8 @@ class MCFS(BaseSelector):
         "ridge": [Interval(Real, 0, None, closed="left")],
         "eigen_solver": [StrOptions(set(EIGEN_SOLVERS))],
         "neighbors_algorithm": [StrOptions(set(NEIGHBORS_ALGORITHMS))],
+        "graph": [StrOptions(set(GRAPHS))],
+        "n_anchors": [Interval(Integral, 2, None, closed="left")],
         "random_state": ["random_state"],
     }
     _scores_depend_on_count = True
@@ -211,7 +237,8 @@ class MCFS(BaseSelector):
 
     def __init__(self, n_features_to_select=None, *, n_clusters=5, n_neighbors=5,
                  weight="binary", t="mean", symmetrize="max", ridge=1e-3,
-                 eigen_solver="auto", neighbors_algorithm="auto", random_state=None):
+                 eigen_solver="auto", neighbors_algorithm="auto", graph="auto",
+                 n_anchors=N_ANCHORS, random_state=None):
         super().__init__(n_features_to_select=n_features_to_select)
         self.n_clusters = n_clusters
         self.n_neighbors = n_neighbors
@@ -221,24 +248,33 @@ class MCFS(BaseSelector):
         self.ridge = ridge
         self.eigen_solver = eigen_solver
         self.neighbors_algorithm = neighbors_algorithm
+        self.graph = graph
+        self.n_anchors = n_anchors
         self.random_state = random_state
 
     def _embed(self, X):
+        """The spectral embedding Y and ``X^T Y`` (None: computed from X and Y)."""
         rng = self._start_fit(X)
+        if resolve_graph(self.graph, X) == "anchor":
+            g = anchor_graph(X, self.n_anchors, self.n_neighbors, random_state=rng)
+            C, _ = g.spectral_coefficients(self.n_clusters)
+            self.embedding_ = g.embed(C)
+            return self.embedding_, g.transpose_dot_embedding(C)
         W = self._knn_affinity(X, rng)
         # the whole eigenspace of lambda = 0 when the graph has more components than that
         self.embedding_ = determined_spectral_embedding(W, self.n_clusters,
                                                         eigen_solver=self.eigen_solver,
                                                         random_state=rng)
-        return self.embedding_
+        return self.embedding_, None
 
     def _fit(self, X):
-        Y = self._embed(X)
-        scores, entry = mcfs_scores(X, Y, [self.n_features_to_select_], ridge=self.ridge)
+        Y, XtY = self._embed(X)
+        scores, entry = mcfs_scores(X, Y, [self.n_features_to_select_], ridge=self.ridge,
+                                    XtY=XtY)
         return scores[0], entry
 
     def _fit_rankings(self, X, counts):
-        Y = self._embed(X)
-        scores, entry = mcfs_scores(X, Y, counts, ridge=self.ridge)
+        Y, XtY = self._embed(X)
+        scores, entry = mcfs_scores(X, Y, counts, ridge=self.ridge, XtY=XtY)
         self._set_scores(scores[-1], entry, X=X)
         return {k: ranking_from_scores(s, entry) for k, s in zip(counts, scores)}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 from scipy import sparse
@@ -15,7 +15,15 @@ from ..._iterate import (
     safeguarded_multiplicative,
 )
 from ...base import BaseSelector, NumericalError
-from ...graph import WEIGHTS, determined_spectral_embedding, graph_laplacian
+from ...graph import (
+    GRAPHS,
+    N_ANCHORS,
+    WEIGHTS,
+    anchor_graph,
+    determined_spectral_embedding,
+    graph_laplacian,
+    resolve_graph,
+)
 from ...linalg import (
     gram_matrix,
     kmeans_indicator,
@@ -95,6 +103,15 @@ class NDFS(BaseSelector):
     weight : {"heat", "binary", "cosine"}, default="heat"
         Edge weights of the k-NN graph: the heat kernel, 1 (binary) or the cosine
         similarity.
+    graph : {"auto", "knn", "anchor"}, default="auto"
+        The sample graph: the k-NN graph, or the anchor graph of ``n_anchors``
+        landmarks (:func:`ufsel.graph.anchor_graph`, linear in n_samples; each
+        sample linked to its ``n_neighbors`` nearest landmarks; its degrees are all
+        one, so both ``laplacian`` options give ``I - W``, applied through Z and
+        never formed). ``"auto"``: the anchor graph from
+        ``ufsel.graph.ANCHOR_GRAPH_MIN_SAMPLES`` samples of dense X, the k-NN graph otherwise.
+    n_anchors : int, default=1000
+        Number of landmarks of the anchor graph (at most n_samples).
     max_iter : int, default=100
         Maximum number of iterations.
     tol : float, default=1e-4
@@ -193,11 +210,13 @@ class NDFS(BaseSelector):
         "gamma": [Interval(Real, 0, None, closed="neither")],
         "laplacian": [StrOptions({"normalized", "unnormalized"})],
         "weight": [StrOptions(set(WEIGHTS))],
+        "graph": [StrOptions(set(GRAPHS))],
+        "n_anchors": [Interval(Integral, 2, None, closed="left")],
     }
 
     def __init__(self, n_features_to_select=None, *, n_clusters=5, n_neighbors=5, alpha=1.0,
-                 beta=1.0, gamma=1e8, laplacian="normalized", weight="heat", max_iter=100,
-                 tol=1e-4, random_state=None, verbose=0):
+                 beta=1.0, gamma=1e8, laplacian="normalized", weight="heat", graph="auto",
+                 n_anchors=N_ANCHORS, max_iter=100, tol=1e-4, random_state=None, verbose=0):
         super().__init__(n_features_to_select=n_features_to_select)
         self.n_clusters = n_clusters
         self.n_neighbors = n_neighbors
@@ -206,6 +225,8 @@ class NDFS(BaseSelector):
         self.gamma = gamma
         self.laplacian = laplacian
         self.weight = weight
+        self.graph = graph
+        self.n_anchors = n_anchors
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
@@ -215,12 +236,17 @@ class NDFS(BaseSelector):
         name = type(self).__name__
         n, d = X.shape
         rng = self._start_fit(X)
-        S = self._knn_affinity(X, rng)
-        L = ndfs_laplacian(S, normed=self.laplacian == "normalized")
-        Lpos = sparse.diags(L.diagonal())
-        Lneg = Lpos - L  # off-diagonal part, non-negative
-        # the whole eigenspace of lambda = 0 when the graph has more components than that
-        Y = determined_spectral_embedding(S, self.n_clusters, random_state=rng)
+        if resolve_graph(self.graph, X) == "anchor":
+            ag = anchor_graph(X, self.n_anchors, self.n_neighbors, random_state=rng)
+            L, Lpos, Lneg = ag.laplacian_operators()
+            Y = ag.embed(ag.spectral_coefficients(self.n_clusters)[0])
+        else:
+            S = self._knn_affinity(X, rng)
+            L = ndfs_laplacian(S, normed=self.laplacian == "normalized")
+            Lpos = sparse.diags(L.diagonal())
+            Lneg = Lpos - L  # off-diagonal part, non-negative
+            # the whole eigenspace of lambda = 0 when the graph has more components than that
+            Y = determined_spectral_embedding(S, self.n_clusters, random_state=rng)
         F = kmeans_indicator(Y, self.n_clusters, random_state=rng)
         a, b, gam = self.alpha, self.beta, self.gamma
         gram = gram_matrix(X, owner=name) if d <= n else None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 from scipy import sparse
@@ -13,6 +13,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..._iterate import CLUSTER_GRAPH_CONSTRAINTS, ITERATIVE_CONSTRAINTS, ObjectiveTracker
 from ...base import BaseSelector, densify
 from ...graph import (
+    N_ANCHORS,
+    anchor_graph,
     determined_spectral_embedding,
     local_kernel_regression_weights,
     local_learning_laplacian,
@@ -146,6 +148,27 @@ def rsfs_init_indicator(affinity, n_clusters, *, offset=0.2, n_init=10, random_s
     # the whole eigenspace of lambda = 0 when the graph has more components than that
     emb = determined_spectral_embedding(affinity, min(n_clusters, n - 1), canonical=True,
                                         random_state=rng)
+    return indicator_from_embedding(emb, n_clusters, offset=offset, n_init=n_init,
+                                    random_state=rng)
+
+
+def indicator_from_embedding(emb, n_clusters, *, offset=0.2, n_init=10, random_state=None):
+    """:func:`rsfs_init_indicator` from a given embedding: k-means, indicator plus
+    offset, unit columns.
+
+    Parameters
+    ----------
+    emb : ndarray of shape (n_samples, k)
+        The spectral embedding.
+    n_clusters : int
+    offset : float
+    n_init : int
+        k-means restarts.
+    random_state : int, RandomState or None
+        Seeds k-means.
+    """
+    rng = check_random_state(random_state)
+    n = emb.shape[0]
     seed = rng.randint(np.iinfo(np.int32).max)
     labels = KMeans(n_clusters, n_init=n_init, random_state=seed).fit_predict(emb)
     F = np.full((n, n_clusters), offset, dtype=np.float64)
@@ -179,9 +202,15 @@ class RSFS(BaseSelector):
         ``f_update="paper"`` keep it moderate, see Notes).
     n_neighbors : int, default=5
         k, the neighbourhood size (5 in the paper).
-    graph : {"local_kernel", "heat"}, default="local_kernel"
+    graph : {"local_kernel", "heat", "anchor"}, default="local_kernel"
         ``"local_kernel"``: the paper's local kernel regression graph (Eq. 3);
-        ``"heat"``: the released code's row-normalised heat-kernel graph.
+        ``"heat"``: the released code's row-normalised heat-kernel graph;
+        ``"anchor"``: the anchor graph of ``n_anchors`` landmarks
+        (:func:`ufsel.graph.anchor_graph`, linear in n_samples; each sample linked to
+        its ``n_neighbors`` nearest landmarks), whose Laplacian ``M = I - W`` is
+        applied through Z and never formed, for large n.
+    n_anchors : int, default=1000
+        Number of landmarks of the anchor graph (``graph="anchor"``).
     f_update : {"paper", "sqrt"}, default="paper"
         The F-step: Eq. (18) as printed, or the released code's square-root
         rule.
@@ -297,13 +326,14 @@ class RSFS(BaseSelector):
         "beta": [Interval(Real, 0, None, closed="neither")],
         "gamma": [Interval(Real, 0, None, closed="left")],
         "nu": [Interval(Real, 0, None, closed="left")],
-        "graph": [StrOptions({"local_kernel", "heat"})],
+        "graph": [StrOptions({"local_kernel", "heat", "anchor"})],
+        "n_anchors": [Interval(Integral, 2, None, closed="left")],
         "f_update": [StrOptions({"paper", "sqrt"})],
     }
 
     def __init__(self, n_features_to_select=None, *, n_clusters=5, alpha=1.0, beta=1.0,
-                 gamma=1.0, nu=10.0, n_neighbors=5, graph="local_kernel", f_update="paper",
-                 max_iter=100, tol=1e-3, random_state=None, verbose=0):
+                 gamma=1.0, nu=10.0, n_neighbors=5, graph="local_kernel", n_anchors=N_ANCHORS,
+                 f_update="paper", max_iter=100, tol=1e-3, random_state=None, verbose=0):
         super().__init__(n_features_to_select=n_features_to_select)
         self.n_clusters = n_clusters
         self.alpha = alpha
@@ -312,6 +342,7 @@ class RSFS(BaseSelector):
         self.nu = nu
         self.n_neighbors = n_neighbors
         self.graph = graph
+        self.n_anchors = n_anchors
         self.f_update = f_update
         self.max_iter = max_iter
         self.tol = tol
@@ -326,15 +357,20 @@ class RSFS(BaseSelector):
         alpha, beta, gamma, nu = self.alpha, self.beta, self.gamma, self.nu
 
         # Steps 1-2: S (Eq. 3) and M = B - S - S^T (Eq. 5), sparse.
-        sym = "none" if self.graph == "local_kernel" else "max"
-        S = local_kernel_regression_weights(X, self.n_neighbors, symmetrize_mode=sym,
-                                            random_state=rng)
-        M = local_learning_laplacian(S)
-        M_pos, M_neg = pos_neg_parts(M)
-        M_pos, M_neg = sparse.csr_matrix(M_pos), sparse.csr_matrix(M_neg)
-
-        # Step 3: initialisation (see the class docstring).
-        F = rsfs_init_indicator((S + S.T).tocsr(), self.n_clusters, random_state=rng)
+        if self.graph == "anchor":
+            ag = anchor_graph(X, self.n_anchors, self.n_neighbors, random_state=rng)
+            M, M_pos, M_neg = ag.laplacian_operators()
+            emb = ag.embed(ag.spectral_coefficients(min(self.n_clusters, n - 1))[0])
+            F = indicator_from_embedding(emb, self.n_clusters, random_state=rng)
+        else:
+            sym = "none" if self.graph == "local_kernel" else "max"
+            S = local_kernel_regression_weights(X, self.n_neighbors, symmetrize_mode=sym,
+                                                random_state=rng)
+            M = local_learning_laplacian(S)
+            M_pos, M_neg = pos_neg_parts(M)
+            M_pos, M_neg = sparse.csr_matrix(M_pos), sparse.csr_matrix(M_neg)
+            # Step 3: initialisation (see the class docstring).
+            F = rsfs_init_indicator((S + S.T).tocsr(), self.n_clusters, random_state=rng)
         Z = np.zeros_like(F)
         D = np.ones(d)
         gram = X.T @ X if d <= n else None
