@@ -145,7 +145,7 @@ def read_training_table(path=None):
 class Recommendation:
     """What the recommender predicts for a data set, and why.
 
-    Attributes
+    Parameters
     ----------
     method : str
         The recommended method (registry name).
@@ -173,6 +173,14 @@ class Recommendation:
                 "support": self.support, "neighbours": [dict(nb) for nb in self.neighbours]}
 
     def summary(self):
+        """One sentence: the recommended method, its predicted gain and support, and the
+        nearest data sets with the method's gain there.
+
+        Returns
+        -------
+        str
+            The sentence that ``select_features`` and the command line print.
+        """
         near = "; ".join(
             f"{nb['dataset']} ({nb['source']}): {self.method} {100 * nb['gain']:+.1f} ACC "
             f"points over random, best {nb['best']}" for nb in self.neighbours)
@@ -222,7 +230,21 @@ class MethodRecommender:
         self.F_ = (F - self.mean_) / self.scale_
 
     def neighbours(self, features):
-        """Indices of the nearest training rows and their distances."""
+        """Indices of the nearest training rows and their distances.
+
+        Parameters
+        ----------
+        features : dict
+            The data set's meta-features (:func:`meta_features`), one value per name of
+            :data:`META_FEATURES`.
+
+        Returns
+        -------
+        indices : ndarray of int
+            The ``n_neighbors`` nearest training rows, nearest first (ties by row order).
+        distances : ndarray
+            Their distances in the standardised meta-feature space.
+        """
         f = (np.array([features[k] for k in META_FEATURES]) - self.mean_) / self.scale_
         dist = np.sqrt(((self.F_ - f) ** 2).sum(axis=1))
         order = np.lexsort((np.arange(dist.size), dist))[: self.n_neighbors]

@@ -14,7 +14,7 @@ from ufsel.graph import (
     resolve_neighbors_algorithm,
     spectral_embedding,
 )
-from ufsel.graph._knn import _drop_self, _merge_knn
+from ufsel.graph._knn import _drop_self
 from ufsel.linalg import (
     graph_quadratic,
     partial_eigh,
@@ -54,14 +54,6 @@ def test_drop_self_removes_own_index_or_farthest():
     d, i = _drop_self(dist, ind)
     np.testing.assert_array_equal(i, [[3, 1], [2, 0], [0, 3]])
     np.testing.assert_array_equal(d, [[1.0, 2.0], [0.5, 0.7], [1.0, 2.0]])
-
-
-def test_merge_knn_keeps_k_nearest():
-    a = (np.array([[1.0, 3.0]]), np.array([[5, 6]]))
-    b = (np.array([[2.0, np.inf]]), np.array([[7, -1]]))
-    d, i = _merge_knn(a, b, 2)
-    np.testing.assert_array_equal(i, [[5, 7]])
-    np.testing.assert_array_equal(d, [[1.0, 2.0]])
 
 
 @pytest.mark.slow
