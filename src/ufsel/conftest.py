@@ -22,3 +22,15 @@ def umask022():
     old = os.umask(0o022)
     yield
     os.umask(old)
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    """A two-worker LocalCluster (threads, no dashboard) for one test module; skipped
+    without dask.distributed."""
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                       dashboard_address=None)
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
