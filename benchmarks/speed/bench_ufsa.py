@@ -159,7 +159,7 @@ def bench(name, X, c, repeats, step_times=False, y=None, **params):
         if restore is not None:
             restore()
     outer_ok = not any("did not converge" in str(w.message) for w in caught)
-    W = sel.components_
+    W = sel.W_
     orth = float(np.max(np.abs(W.T @ W - np.eye(W.shape[1]))))
     paper = PAPER_SECONDS.get(name)
     print(f"{name:8s} {params or ''} n={X.shape[0]} d={X.shape[1]} c={c} solver={sel.solver_} "
