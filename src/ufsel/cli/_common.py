@@ -4,8 +4,14 @@ argument types."""
 from __future__ import annotations
 
 import argparse
+import csv
 import json
+import platform
+import sys
+from datetime import datetime, timezone
 from pathlib import Path
+
+import numpy as np
 
 #: k-means runs per evaluation, and random subsets compared with the selection
 EVAL_RUNS = 10
@@ -89,4 +95,37 @@ def _check_output(path, flag):
         raise CommandError(f"{flag} {path} is a folder; name a file in it (e.g. "
                            f"{Path(path) / 'ranking.csv'}).")
 
+
+# ------------------------------------------------------------ outputs of select
+def write_ranking_csv(path, names, ranking, scores, support, constant):
+    """Write the ranking CSV of ``ufsel select`` atomically, best feature first.
+
+    A constant feature has no meaningful score: it is written as nan and flagged.
+    Returns the feature indices in rank order.
+    """
+    from ..utils import atomic_open
+
+    scores = np.where(constant, np.nan, np.asarray(scores, dtype=np.float64))
+    order = np.argsort(ranking, kind="stable")
+    with atomic_open(path, "w", newline="") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(["feature", "name", "rank", "score", "selected", "constant"])
+        w.writerows((int(j), names[j], int(ranking[j]), repr(float(scores[j])), bool(support[j]),
+                     bool(constant[j])) for j in order)
+    return order
+
+
+def run_record(args, **fields):
+    """The JSON sidecar's record of one ``ufsel select`` run: version, time and command
+    first, then ``fields``, then the environment."""
+    from .. import __version__
+
+    return {
+        "ufsel_version": __version__,
+        "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "command": ["ufsel", *(sys.argv[1:] if args.argv is None else args.argv)],
+        **fields,
+        "environment": {"python": platform.python_version(), "numpy": np.__version__,
+                        "platform": platform.platform()},
+    }
 

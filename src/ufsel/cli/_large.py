@@ -7,12 +7,8 @@ Kept apart from :mod:`ufsel.cli`, which calls :func:`add_large_file_arguments` a
 
 from __future__ import annotations
 
-import csv
 import json
 import os
-import platform
-import sys
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -71,7 +67,7 @@ def select_large_file_command(args):
     Returns the exit status (0) after writing the ranking CSV (the columns of the
     in-memory path) and its JSON sidecar.
     """
-    from ._common import CommandError, _parse_params
+    from ._common import CommandError, _parse_params, run_record, write_ranking_csv
 
     n = file_rows(args.data, args.format) if args.data else None
     if n is None or n < args.large_rows:
@@ -103,39 +99,27 @@ def select_large_file_command(args):
     print(f"{res.method} with {res.n_features_to_select} features"
           + ("".join(f"; {k}: {v}" for k, v in res.decisions.items())) + ".")
     names, ranking, support = res.feature_names, res.ranking, res.support
-    scores = np.where(res.constant, np.nan, res.scores)
-    order = np.argsort(ranking, kind="stable")
-    from ..utils import atomic_open, atomic_write_text
-
-    with atomic_open(args.out, "w", newline="") as fh:
-        w = csv.writer(fh, lineterminator="\n")
-        w.writerow(["feature", "name", "rank", "score", "selected", "constant"])
-        w.writerows((int(j), names[j], int(ranking[j]), repr(float(scores[j])), bool(support[j]),
-                     bool(res.constant[j])) for j in order)
+    order = write_ranking_csv(args.out, names, ranking, res.scores, support, res.constant)
     print(f"{int(support.sum())} of {res.n_features} features selected; ranking written to "
           f"{args.out}")
-    from .. import __version__
     from ..benchmark._cache import to_jsonable
+    from ..utils import atomic_write_text
 
-    meta = {
-        "ufsel_version": __version__,
-        "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "command": ["ufsel", *(sys.argv[1:] if args.argv is None else args.argv)],
-        "input": {"path": str(args.data), "format": res.format, "n_samples": res.n_samples,
-                  "n_features": res.n_features, "large_file": True,
-                  "sample_rows": res.sample_rows},
-        "method": res.method, "method_requested": args.method, "parameters": res.params,
-        "standardized": res.standardized, "auto": res.decisions,
-        "dask_scheduler": res.dask_scheduler,
-        "n_features_selected": int(support.sum()),
-        "selected_features": [{"index": int(j), "name": names[j], "rank": int(ranking[j])}
-                              for j in order if support[j]],
-        "constant_features": [names[j] for j in np.flatnonzero(res.constant)],
-        "outputs": {"ranking": str(args.out)},
-        "timing_s": res.timing_s,
-        "environment": {"python": platform.python_version(), "numpy": np.__version__,
-                        "platform": platform.platform()},
-    }
+    meta = run_record(
+        args,
+        input={"path": str(args.data), "format": res.format, "n_samples": res.n_samples,
+               "n_features": res.n_features, "large_file": True,
+               "sample_rows": res.sample_rows},
+        method=res.method, method_requested=args.method, parameters=res.params,
+        standardized=res.standardized, auto=res.decisions,
+        dask_scheduler=res.dask_scheduler,
+        n_features_selected=int(support.sum()),
+        selected_features=[{"index": int(j), "name": names[j], "rank": int(ranking[j])}
+                           for j in order if support[j]],
+        constant_features=[names[j] for j in np.flatnonzero(res.constant)],
+        outputs={"ranking": str(args.out)},
+        timing_s=res.timing_s,
+    )
     sidecar = Path(f"{args.out}.json")
     atomic_write_text(sidecar, json.dumps(to_jsonable(meta), indent=2) + "\n")
     print(f"run details written to {sidecar}")

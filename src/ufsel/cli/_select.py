@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import csv
 import json
-import platform
-import sys
 import time
 import warnings
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +16,8 @@ from ._common import (
     CommandError,
     _check_output,
     _parse_params,
+    run_record,
+    write_ranking_csv,
 )
 
 
@@ -192,11 +190,10 @@ def _evaluate(X, labels, support, random_state):
 
 
 def _cmd_select(args):
-    from .. import __version__
     from ..benchmark._cache import to_jsonable
     from ..datasets import write_data
     from ..datasets._readers import _delimiter_name
-    from ..utils import atomic_open, atomic_write_text
+    from ..utils import atomic_write_text
 
     for path, flag in ((args.out, "--out"), (args.transform_out, "--transform-out")):
         _check_output(path, flag)
@@ -278,14 +275,7 @@ def _cmd_select(args):
         print(extras["verdict"].strip())
     constant = _constant_mask(est, constant)
 
-    order = np.argsort(ranking, kind="stable")
-    # a constant feature has no meaningful score: nan, flagged, and ranked last
-    scores = np.where(constant, np.nan, np.asarray(est.scores_, dtype=np.float64))
-    with atomic_open(args.out, "w", newline="") as fh:
-        w = csv.writer(fh, lineterminator="\n")
-        w.writerow(["feature", "name", "rank", "score", "selected", "constant"])
-        w.writerows((int(j), names[j], int(ranking[j]), repr(float(scores[j])), bool(support[j]),
-                     bool(constant[j])) for j in order)
+    order = write_ranking_csv(args.out, names, ranking, est.scores_, support, constant)
     print(f"{k} of {d} features selected; ranking written to {args.out}")
     if k == d:
         print(f"Note: every feature is selected (the count equals the number of features), so "
@@ -311,10 +301,7 @@ def _cmd_select(args):
         _print_evaluation(evaluation, k, labels_from)
     timings["total_s"] = time.perf_counter() - t_start
 
-    meta = {
-        "ufsel_version": __version__,
-        "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "command": ["ufsel", *sys.argv[1:]] if args.argv is None else ["ufsel", *args.argv],
+    fields = {
         "input": {"path": str(bunch.source), "format": bunch.format, "n_samples": n,
                   "n_features": d, "labels": labels_from, "id_column": args.id_column,
                   "dropped_columns": _column_list(args.drop_columns)},
@@ -329,12 +316,11 @@ def _cmd_select(args):
                               for j in selected],
         "outputs": {"ranking": str(args.out), "transform": args.transform_out},
         "timing_s": timings,
-        "environment": {"python": platform.python_version(), "numpy": np.__version__,
-                        "platform": platform.platform()},
         "verdict": None,  # replaced by extras unless --no-verdict
         **extras,  # the verdict, the candidates, the feature-count curve (auto values)
         "evaluation_with_labels": evaluation,
     }
+    meta = run_record(args, **fields)
     atomic_write_text(sidecar, json.dumps(to_jsonable(meta), indent=2) + "\n")
     print(f"run details written to {sidecar} ({timings['total_s']:.1f} s)")
     return 0
