@@ -47,6 +47,42 @@ def planted_layout(n_features=100, n_informative=10, n_clusters=10, *, separatio
             "informative": np.sort(perm[:n_informative])}
 
 
+def planted_stream(layout, b, n_rows, n_features, *, labels_only=False):
+    """``n_rows`` planted rows drawn from the random stream ``default_rng((seed, b))``.
+
+    The one generator of the planted model: :func:`planted_rows` draws its blocks of
+    :data:`PLANTED_BLOCK_ROWS` rows with it, and ``make_planted_dask`` its chunks.
+
+    Parameters
+    ----------
+    layout : dict
+        From :func:`planted_layout`.
+    b : int
+        The stream's index.
+    n_rows, n_features : int
+        Shape of the rows drawn.
+    labels_only : bool, default=False
+        Draw and return only the clusters (the stream's first draw).
+
+    Returns
+    -------
+    X : ndarray of shape (n_rows, n_features), float32
+        The rows, planted columns in place (not returned with ``labels_only``).
+    y : ndarray of shape (n_rows,)
+        Cluster of each row.
+    """
+    centres, perm = layout["centres"], layout["columns"]
+    rng = np.random.default_rng((layout["seed"], b))
+    y = rng.integers(centres.shape[0], size=n_rows)
+    if labels_only:
+        return y
+    block = rng.standard_normal((n_rows, n_features), dtype=np.float32)
+    block[:, :centres.shape[1]] += centres[y].astype(np.float32)
+    X = np.empty_like(block)
+    X[:, perm] = block
+    return X, y
+
+
 def planted_rows(layout, start, stop, n_features, dtype=np.float32):
     """Rows ``start:stop`` of the planted data of ``layout`` (:func:`planted_layout`).
 
@@ -58,21 +94,14 @@ def planted_rows(layout, start, stop, n_features, dtype=np.float32):
     X : ndarray of shape (stop - start, n_features)
     y : ndarray of shape (stop - start,)
     """
-    centres, perm = layout["centres"], layout["columns"]
-    n_clusters, n_inf = centres.shape
     X = np.empty((stop - start, n_features), dtype=dtype)
     y = np.empty(stop - start, dtype=np.intp)
     b0, b1 = start // PLANTED_BLOCK_ROWS, (stop - 1) // PLANTED_BLOCK_ROWS + 1 if stop > start else 0
     for b in range(b0, b1):
         lo, hi = b * PLANTED_BLOCK_ROWS, (b + 1) * PLANTED_BLOCK_ROWS
-        rng = np.random.default_rng((layout["seed"], b))
-        yb = rng.integers(n_clusters, size=PLANTED_BLOCK_ROWS)
-        block = rng.standard_normal((PLANTED_BLOCK_ROWS, n_features), dtype=np.float32)
-        block[:, :n_inf] += centres[yb].astype(np.float32)
+        block, yb = planted_stream(layout, b, PLANTED_BLOCK_ROWS, n_features)
         a, e = max(lo, start), min(hi, stop)
-        out = np.empty((e - a, n_features), dtype=np.float32)
-        out[:, perm] = block[a - lo:e - lo]
-        X[a - start:e - start] = out
+        X[a - start:e - start] = block[a - lo:e - lo]
         y[a - start:e - start] = yb[a - lo:e - lo]
     return X, y
 

@@ -6,9 +6,9 @@ import functools
 from numbers import Integral
 
 import numpy as np
-from sklearn.utils import check_random_state
 
 from ..utils import import_optional
+from ._planted import planted_layout, planted_stream
 
 __all__ = ["make_planted_dask"]
 
@@ -18,19 +18,13 @@ def _check(name, value, low):
         raise ValueError(f"{name} must be an integer >= {low}, got {value!r}.")
 
 
-def _chunk(block_id=None, *, args, labels):
+def _chunk(block_id=None, *, rows, layout, n_features, dtype, labels):
     """Chunk ``block_id``'s rows: drawn from its own stream ``default_rng((seed, b))``."""
-    rows, seed, centres, perm, n_features, dtype = args
     b = block_id[0]
-    rng = np.random.default_rng((seed, b))
-    y = rng.integers(centres.shape[0], size=rows[b])
     if labels:
-        return y
-    X = rng.standard_normal((rows[b], n_features), dtype=np.float32)
-    X[:, :centres.shape[1]] += centres[y].astype(np.float32)
-    out = np.empty_like(X)
-    out[:, perm] = X
-    return out.astype(dtype, copy=False)
+        return planted_stream(layout, b, rows[b], n_features, labels_only=True)
+    X, _ = planted_stream(layout, b, rows[b], n_features)
+    return X.astype(dtype, copy=False)
 
 
 def make_planted_dask(n_samples=10_000_000, n_features=100, n_informative=10, *, n_clusters=10,
@@ -83,27 +77,21 @@ def make_planted_dask(n_samples=10_000_000, n_features=100, n_informative=10, *,
     dask_base = import_optional("dask", purpose="make_planted_dask").base
     _check("n_samples", n_samples, 1)
     _check("n_features", n_features, 1)
-    _check("n_clusters", n_clusters, 2)
     _check("chunks", chunks, 1)
-    if not (isinstance(n_informative, Integral) and 1 <= n_informative <= n_features):
-        raise ValueError(
-            f"n_informative must be an integer in [1, n_features={n_features}], got "
-            f"{n_informative!r}."
-        )
     if np.dtype(dtype) not in (np.dtype(np.float32), np.dtype(np.float64)):
         raise ValueError(f"dtype must be float32 or float64, got {dtype!r}.")
-    rng = check_random_state(random_state)
-    seed = int(rng.randint(2**31 - 1))
-    centres = separation * rng.standard_normal((n_clusters, n_informative))
-    perm = rng.permutation(n_features)  # generated column j goes to position perm[j]
+    # validates n_informative and n_clusters; draws seed, centres and column order
+    layout = planted_layout(n_features, n_informative, n_clusters, separation=separation,
+                            random_state=random_state)
     rows = (chunks,) * (n_samples // chunks) + ((n_samples % chunks,) if n_samples % chunks else ())
-    args = (rows, seed, centres, perm, n_features, np.dtype(dtype))
+    chunk = functools.partial(_chunk, rows=rows, layout=layout, n_features=n_features,
+                              dtype=np.dtype(dtype))
     token = dask_base.tokenize(n_samples, n_features, n_informative, n_clusters, separation,
-                               chunks, np.dtype(dtype).str, seed)
-    X = da.map_blocks(functools.partial(_chunk, args=args, labels=False),
+                               chunks, np.dtype(dtype).str, layout["seed"])
+    X = da.map_blocks(functools.partial(chunk, labels=False),
                       chunks=(rows, (n_features,)), dtype=np.dtype(dtype),
                       meta=np.empty((0, 0), dtype=dtype), name=f"make_planted_dask-X-{token}")
-    y = da.map_blocks(functools.partial(_chunk, args=args, labels=True),
+    y = da.map_blocks(functools.partial(chunk, labels=True),
                       chunks=(rows,), dtype=np.int64, meta=np.empty((0,), dtype=np.int64),
                       name=f"make_planted_dask-y-{token}")
-    return X, y, np.sort(perm[:n_informative])
+    return X, y, layout["informative"]
