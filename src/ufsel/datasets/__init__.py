@@ -6,11 +6,16 @@ from ._loaders import DATA_ENV, list_datasets, load_mat
 from ._planted import make_planted
 from ._planted_dask import make_planted_dask
 from ._readers import FORMATS, read_data, read_labels
+from ._sanity import SANITY_GENERATORS, SanityCase, make_sanity_case, sanity_suite
 from ._scale import make_mnist70k_like, make_sparse_tfidf, shift_images
 from ._synthetic import make_planted_clusters, make_three_gaussians
 from ._writers import write_data
 
 __all__ = [
+    "SANITY_GENERATORS",
+    "SanityCase",
+    "make_sanity_case",
+    "sanity_suite",
     "DATA_ENV",
     "FORMATS",
     "list_datasets",

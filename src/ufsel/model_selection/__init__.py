@@ -33,7 +33,9 @@ from ._recommend import (
     read_training_table,
 )
 from ._stability import Stability, selection_stability, stability_from_selections
-from ._verdict import Verdict, assess_selection
+from ._relevance import FeatureRelevance, RelevanceTest, feature_relevance, relevance_test
+from ._route import CountRule, DataDescription, Evidence
+from ._verdict import Verdict, VerdictGate, assess_selection
 
 __all__ = [
     "AutoSelector",
@@ -48,6 +50,14 @@ __all__ = [
     "RandomSubsetTest",
     "Stability",
     "Verdict",
+    "VerdictGate",
+    "CountRule",
+    "DataDescription",
+    "Evidence",
+    "FeatureRelevance",
+    "RelevanceTest",
+    "feature_relevance",
+    "relevance_test",
     "assess_selection",
     "default_counts",
     "estimate_n_clusters",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 import warnings
 from numbers import Integral
 
@@ -19,33 +18,36 @@ from .._registry import get_selector
 from ..base import RankingSelectorMixin
 from ..graph import reuse_neighbor_searches
 from ..linalg import column_mean_var, constant_features
-from ..utils import thread_limit
-from ._criteria import (
-    CRITERIA,
-    DEFAULT_CRITERION,
-    MAX_CRITERION_SAMPLES,
-    _standardize,
-    agreement_scales,
-    make_criterion,
-)
+from ._criteria import CRITERIA, DEFAULT_CRITERION, _standardize, make_criterion
 from ._feature_count import (
     DEFAULT_N_SE,
     DEFAULT_PREFER,
     DEFAULT_TOLERANCE,
-    ESTIMATE_REPEATS,
     default_counts,
     feature_count_curve,
 )
 from ._n_clusters import estimate_n_clusters
-from ._random_subset import _enumerable, null_subsets, summarize_null
-from ._recommend import MethodRecommender, meta_features, read_training_table
-from ._verdict import assess_selection
+from ._random_subset import _enumerable
+from ._recommend import MethodRecommender, meta_features
+from ._relevance import feature_relevance
+from ._route import (
+    CHEAP_METHODS,
+    CompareAll,
+    CountRule,
+    DataDescription,
+    Named,
+    Shortlist,
+    gather_evidence,
+    scores_depend_on_count,
+    uses_n_clusters,
+)
+from ._verdict import VerdictGate, assess_selection
 
 __all__ = ["AutoSelector", "select_features", "DEFAULT_METHODS", "scale_spread",
            "smallest_testable_count", "standardized"]
 
-#: Candidate methods (registry names) tried by default: the fast ones, among them
-#: PivotedQR, whose features are the least redundant.
+#: Candidate methods (registry names) of ``choice="criterion"`` by default: the fast ones,
+#: among them PivotedQR, whose features are the least redundant.
 DEFAULT_METHODS = ("maxvariance", "laplacianscore", "spec", "mcfs", "spcafs", "pivotedqr")
 
 #: Fractions of d at which candidates are compared (their z-scores averaged).
@@ -53,15 +55,6 @@ COMPARISON_RATIOS = (0.02, 0.05, 0.1)
 
 #: Above this :func:`scale_spread`, the features are taken to be in different units.
 UNITS_SPREAD = 30.0
-
-#: "Beats random" is said only where the recommended method beat random subsets on at
-#: least this weighted fraction of the nearest benchmark data sets (every one of them),
-#: and is predicted to gain more than :data:`MIN_PREDICTED_GAIN` ACC over them;
-#: otherwise a passing test gives "cannot tell". The thresholds are those that
-#: ``benchmarks/label_free/evaluate_pool.py`` chooses on the pool (the same for every
-#: held-out data set).
-MIN_SUPPORT = 1.0
-MIN_PREDICTED_GAIN = 0.02
 
 #: Random subsets of the verdict's test.
 VERDICT_DRAWS = 100
@@ -156,18 +149,6 @@ def standardized(X):
     return _standardize(np.array(X, dtype=np.float64), const)
 
 
-def candidate_params(cls, n_clusters):
-    """The parameters a candidate method is fitted with: its defaults, and ``n_clusters``
-    and ``random_state=0`` where it has them."""
-    defaults = cls().get_params()
-    params = {}
-    if "n_clusters" in defaults:
-        params["n_clusters"] = n_clusters
-    if "random_state" in defaults:
-        params["random_state"] = 0
-    return params
-
-
 def _comparison_counts(d):
     return np.unique(np.clip(np.ceil(np.asarray(COMPARISON_RATIOS) * d).astype(int), 1,
                              max(d - 1, 1)))
@@ -176,42 +157,48 @@ def _comparison_counts(d):
 class AutoSelector(RankingSelectorMixin, BaseEstimator):
     """Unsupervised feature selection with the method, K and the count chosen without labels.
 
-    A meta-estimator over the registered selectors: it fits each candidate
-    method, keeps the one whose top features beat random subsets the most by a
-    label-free criterion, suggests how many features to keep, and judges the
-    result (:class:`Verdict`). ``ufsel select`` without ``--method`` runs it.
+    The default route: the recommender proposes, the data decide. A
+    :class:`MethodRecommender` learned on 56 benchmark data sets proposes a
+    shortlist; the shortlist and the cheap filters are fitted on X, each judged
+    by how many *relevant* features (those whose values differ between the
+    clusters of the other features) its top features hold and by a label-free
+    criterion against random subsets; the prior counts for less the further X
+    lies from the benchmark data sets. The count is the number of relevant
+    features when they are few, else the feature-count curve's suggestion; the
+    verdict (:class:`Verdict`) tests the selection on held-out rows. ``ufsel
+    select`` without ``--method`` runs it.
 
     Read more in the :ref:`User Guide <label-free>`.
 
     Parameters
     ----------
     n_features_to_select : "auto", int or float in (0, 1], default="auto"
-        "auto": the count from :func:`suggest_n_features`, raised to the
-        smallest count the verdict's test can judge
-        (:func:`smallest_testable_count`); an int is a count, a float a
-        fraction of the features.
+        "auto": the count of :class:`CountRule` (raised to the smallest count
+        the verdict's test can judge, :func:`smallest_testable_count`); an int
+        is a count, a float a fraction of the features.
     n_clusters : "auto" or int >= 2, default="auto"
         K, the coarsest scale of the criterion; "auto" estimates it
         (:func:`estimate_n_clusters`).
     methods : list of str, default=None
-        Registry names of the candidate methods; None means
-        :data:`DEFAULT_METHODS` with ``choice="criterion"`` and every method of
-        the recommender's table with ``choice="recommend"``.
+        Registry names of the candidate methods; None means every method of
+        the recommender (``choice="recommend"``; a provisional method such as
+        EVSC only when named) or :data:`DEFAULT_METHODS`
+        (``choice="criterion"``).
     choice : {"recommend", "criterion"}, default="recommend"
-        How the method is chosen: "recommend" asks the
-        :class:`MethodRecommender` (the method that beat random subsets the
-        most on the benchmark data sets nearest to X by
-        :func:`meta_features`); "criterion" fits every candidate and keeps the
-        one whose top features beat random subsets the most by the label-free
-        criterion.
-    recommender_table : str, path-like or None, default=None
-        The recommender's training table
-        (``benchmarks/label_free/train_recommender.py`` writes one from
-        ``ufsel bench`` results); None uses the one shipped with ufsel.
+        The choice strategy: "recommend" (:class:`Shortlist`: the
+        recommender's shortlist and the cheap filters, prior and evidence
+        combined); "criterion" (:class:`CompareAll`: every candidate, by the
+        evidence alone); a single method with ``choice="criterion"`` and its K
+        fixed is fitted and kept (:class:`Named`).
+    recommender : MethodRecommender or None, default=None
+        The recommender; None builds one from the table shipped with ufsel
+        (``benchmarks/label_free/train_recommender.py`` writes a new one,
+        :func:`read_training_table` reads it).
     candidate_n_clusters : {"scales", "estimate"}, default="scales"
-        The ``n_clusters`` a candidate whose scores depend on it (MCFS) is
-        fitted with: each scale of the criterion (K, 2K, 4K, ... up to
-        sqrt(m), m = min(n, 1000)), or K alone.
+        With ``choice="criterion"``, the ``n_clusters`` of a candidate whose
+        scores depend on it (MCFS): each scale of the criterion (K, 2K, 4K,
+        ... up to sqrt(m), m = min(n, 1000)), or K alone. The shortlist uses
+        K alone.
     standardize : bool or "auto", default="auto"
         Work on X standardised to unit variance (True), on X as given (False),
         or standardise when the features' ranges spread more than
@@ -222,24 +209,25 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
         Parameters of the candidate method(s), on top of their defaults (an
         ``n_clusters`` among them fixes the method's K). ``ufsel select
         --method NAME --param KEY=VALUE`` passes them with ``methods=[NAME]``
-        and ``choice="criterion"``: one configuration, fitted without
-        comparison.
+        and ``choice="criterion"``.
     criterion : {"multiscale_agreement", "cluster_agreement", \
             "knn_preservation", "reconstruction"}, default="multiscale_agreement"
         The label-free criterion of a subset (see :func:`random_subset_test`).
     n_draws : int, default=20
-        Random subsets per count for choosing the configuration and the count.
+        Random subsets per count for comparing candidates and for the count.
     n_resamples : int, default=10
         Refits on subsamples for the stability (0 skips it).
     alpha : float, default=0.05
-        Level of the verdict's test.
+        Level of the verdict's tests.
     verdict : bool, default=True
-        Judge the selection (``verdict_``); False skips the test and the
+        Judge the selection (``verdict_``); False skips the tests and the
         stability.
     random_state : int, RandomState or None, default=0
-        Seeds the criterion's row sample, the random subsets and the
-        resamples; the same seed gives the same result whatever the thread
-        count. :func:`select_features` and ``ufsel select`` use 0 too.
+        Seeds every step, each from its own stream
+        (``numpy.random.SeedSequence(random_state).spawn``), so that changing
+        one option leaves the other steps' draws alone; the same seed gives the
+        same result whatever the thread count. :func:`select_features` and
+        ``ufsel select`` use 0 too.
     verbose : int, default=0
         1 prints one line per decision, 2 also one per step and candidate, 3 also one
         per fit.
@@ -253,15 +241,20 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
         (``choice="recommend"``).
     meta_features_ : dict or None
         :func:`meta_features` of X (``choice="recommend"``).
+    description_ : DataDescription
+        The *describe* step: the working data's standardisation, K and the
+        relevant features.
+    evidence_ : list of Evidence
+        Every candidate configuration with its prior, z-score, relevant
+        features among its top and why it was unusable, if it was.
     params_ : dict
-        Its parameters (its ``n_clusters`` among the candidate scales), with
-        ``standardize``.
-    n_clusters_ : int
+        The chosen configuration's parameters, with ``standardize``.
+    n_clusters_ : int or None
         K, the estimated (or given) number of clusters of the criterion.
     n_features_to_select_ : int
         The number of selected features.
     count_note_ : str or None
-        Why the count differs from the curve's suggestion, when it does.
+        Why the count differs from the feature-count curve's suggestion, when it does.
     scale_spread_ : float
         :func:`scale_spread` of X.
     ranking_ : ndarray of shape (n_features,)
@@ -269,7 +262,7 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
     scores_ : ndarray of shape (n_features,)
         Its scores (higher is better).
     candidates_ : list of dict
-        Every configuration with its mean z-score.
+        ``evidence_`` as plain values.
     curve_ : FeatureCountCurve or None
         The feature-count curve (when the count was "auto").
     verdict_ : Verdict or None
@@ -289,43 +282,29 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
 
     Notes
     -----
-    ``fit(X)`` does, in order:
+    ``fit(X)`` is a fixed skeleton of steps, each with its own record
+    (:meth:`record`):
 
-    1. K = :func:`estimate_n_clusters` (eigengap of the normalised 10-NN
-       Laplacian), unless given.
-    2. The method: with ``choice="recommend"``, :class:`MethodRecommender`
-       on :func:`meta_features` of X (the method with the largest predicted
-       gain over random subsets on the 5 nearest benchmark data sets); with
-       ``choice="criterion"``, every method of ``methods``.
-    3. Fits each configuration of the chosen method(s) at its defaults (and,
-       where its scores depend on ``n_clusters``, at each scale), with
-       ``n_features_to_select`` = 10 % of d; with more than one, scores each
-       by the criterion of its top k features, as a z-score against
-       ``n_draws`` random subsets of size k (the same for every
-       configuration), averaged over k = 2 %, 5 % and 10 % of d, and keeps
-       the largest. A method whose ranking depends on the count (MCFS) is
-       compared with its ranking for each count
-       (:meth:`~ufsel.base.BaseSelector.fit_rankings`).
-    4. The count: :func:`suggest_n_features` on the chosen ranking (the
-       largest count on the plateau of its advantage over random subsets,
-       never above half of d), at least :func:`smallest_testable_count`.
-    5. The verdict: the chosen configuration refitted on a random half of the
-       samples, its top k features against 100 random subsets on the other
-       half (sequential: draws stop once the outcome at ``alpha`` is
-       decided), and the stability of the chosen configuration on
-       ``n_resamples`` subsamples of half the rows (at most
-       :data:`STABILITY_ROWS`). A passing test gives "beats random" only
-       where the recommended method's support is at least
-       :data:`MIN_SUPPORT` and its predicted gain positive; otherwise "cannot
-       tell" (``verdict_.cannot_tell``).
+    1. **Describe**: standardise when the units differ; K =
+       :func:`estimate_n_clusters` unless given; the criterion on a row
+       sample; the relevant features (:func:`feature_relevance`: a feature's
+       values differ between the k-means clusters of a random half of the
+       *other* features, F test, Bonferroni at 1 %); the meta-features.
+    2. **Candidates and evidence**: the strategy's configurations, each
+       fitted with its top features scored (mean z-score of the criterion
+       against ``n_draws`` random subsets at 2, 5 and 10 % of d) and the
+       relevant features among its top ``n_relevant`` counted. A fit whose
+       scores are all tied, that failed or did not converge is never chosen.
+    3. **Choice**: the strategy's (:class:`Shortlist` by default).
+    4. **Count**: :class:`CountRule`.
+    5. **Verdict**: the chosen configuration refitted on a random half of
+       the rows, its top k features tested on the other half by the
+       agreement test and the relevance test, decided by
+       :class:`VerdictGate`; the stability on ``n_resamples`` subsamples
+       (not reported when the cut falls between tied scores).
 
-    The recommender, the count and the verdict's thresholds are judged
-    leave-one-data-set-out over the 56 data sets of the development pool
-    (``benchmarks/label_free/evaluate_pool.py``; the figures are in the
-    guide). The verdict tests the procedure on samples it has not seen, so the
-    chance agreements of one sample do not count for it (on pure noise it
-    says "NO better"). Small work (k-means on a row sample) runs on one
-    thread (:mod:`ufsel.utils._threads`).
+    A warning raised inside the route is passed on once. Small work (k-means
+    on a row sample) runs on one thread (:mod:`ufsel.utils._threads`).
 
     Examples
     --------
@@ -333,8 +312,8 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
     >>> from ufsel.datasets import make_planted_clusters
     >>> X, _, informative = make_planted_clusters(random_state=0)
     >>> sel = AutoSelector(n_resamples=0).fit(X)
-    >>> sel.verdict_.test.p_value <= 0.05
-    True
+    >>> sel.verdict_.outcome
+    'beats random'
     """
 
     _parameter_constraints: dict = {
@@ -347,7 +326,7 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
         "methods": [list, tuple, None],
         "method_params": [dict, None],
         "choice": [StrOptions({"recommend", "criterion"})],
-        "recommender_table": [str, os.PathLike, None],
+        "recommender": [MethodRecommender, None],
         "candidate_n_clusters": [StrOptions({"scales", "estimate"})],
         "standardize": [StrOptions({"auto"}), "boolean"],
         "criterion": [StrOptions(set(CRITERIA))],
@@ -360,14 +339,15 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
     }
 
     def __init__(self, n_features_to_select="auto", *, n_clusters="auto", methods=None,
-                 choice="recommend", recommender_table=None, candidate_n_clusters="scales", standardize="auto",
-                 method_params=None, criterion=DEFAULT_CRITERION, n_draws=20, n_resamples=10,
-                 alpha=0.05, verdict=True, random_state=0, verbose=0):
+                 choice="recommend", recommender=None, candidate_n_clusters="scales",
+                 standardize="auto", method_params=None, criterion=DEFAULT_CRITERION,
+                 n_draws=20, n_resamples=10, alpha=0.05, verdict=True, random_state=0,
+                 verbose=0):
         self.n_features_to_select = n_features_to_select
         self.n_clusters = n_clusters
         self.methods = methods
         self.choice = choice
-        self.recommender_table = recommender_table
+        self.recommender = recommender
         self.candidate_n_clusters = candidate_n_clusters
         self.method_params = method_params
         self.verdict = verdict
@@ -406,99 +386,172 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
         """
         X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, order="F",
                           ensure_min_samples=4, ensure_min_features=2)
-        # the cluster-count estimate and the graph-based candidates search X's
-        # neighbours once
-        with reuse_neighbor_searches():
-            return self._fit(X)
+        for m in self.methods or ():
+            get_selector(m)  # raises with the valid options for an unknown name
+        # the cluster-count estimate and the graph-based candidates search X's neighbours
+        # once; a warning repeated inside the route is passed on once
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with reuse_neighbor_searches():
+                self._fit(X)
+        seen = set()
+        for w in caught:
+            key = (w.category, str(w.message))
+            if key not in seen:
+                seen.add(key)
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        return self
 
-    def _fit(self, X):
+    # ------------------------------------------------------------------ the steps
+    def _streams(self):
+        """One random stream per step, so that one step's draws never shift another's."""
+        rs = self.random_state
+        entropy = (int(rs) if isinstance(rs, Integral) else
+                   int(check_random_state(rs).randint(np.iinfo(np.int32).max)))
+        names = ("describe", "relevance", "meta", "evidence", "count", "verdict")
+        seqs = np.random.SeedSequence(entropy).spawn(len(names))
+        return {n: np.random.RandomState(s.generate_state(1)[0]) for n, s in zip(names, seqs)}
+
+    def _strategy(self):
+        methods = [m.lower() for m in (self.methods or ())]
+        given_K = (self.method_params or {}).get("n_clusters")
+        if self.choice == "criterion":
+            if len(methods) == 1 and (given_K is not None
+                                      or self.candidate_n_clusters == "estimate"
+                                      or not uses_n_clusters(get_selector(methods[0])())):
+                return Named(methods[0])
+            return CompareAll()
+        return None  # Shortlist: built once the recommendation is known
+
+    def _describe(self, X, strategy, rng):
         n, d = X.shape
-        rng = check_random_state(self.random_state)
-        seed = lambda: int(rng.randint(np.iinfo(np.int32).max))  # noqa: E731
-        self.scale_spread_ = scale_spread(X)
-        units_differ = self.scale_spread_ > UNITS_SPREAD
+        spread = scale_spread(X)
+        units_differ = spread > UNITS_SPREAD
         std = self.standardize is True or (self.standardize == "auto" and units_differ)
         if units_differ and not std and self.method_params is None:
             warnings.warn(
-                f"The features' ranges differ by a factor of {self.scale_spread_:.3g} (90th over "
+                f"The features' ranges differ by a factor of {spread:.3g} (90th over "
                 "10th percentile): distances, k-means and most methods follow the widest "
                 "columns. Standardise X (standardize=True, or --standardize) unless the "
-                "units are comparable.", UserWarning, stacklevel=3)
-        Xw = standardized(X) if std else X
-        methods = list(self.methods or DEFAULT_METHODS)
+                "units are comparable.", UserWarning, stacklevel=4)
+        data = DataDescription(Xw=standardized(X) if std else X, standardized=std,
+                               scale_spread=spread)
         given_K = (self.method_params or {}).get("n_clusters")
-        single = (len(methods) == 1 and self.choice == "criterion"
-                  and (given_K is not None or self.candidate_n_clusters == "estimate"
-                       or not get_selector(methods[0])()._uses_n_clusters()))
         auto_count = self.n_features_to_select == "auto"
-        needs_K = (not single or auto_count or self.verdict
-                   or get_selector(methods[0])()._uses_n_clusters())
-        self.n_clusters_ = None
+        named = isinstance(strategy, Named)
+        needs_K = (not named or auto_count or self.verdict
+                   or uses_n_clusters(get_selector(strategy.method)()))
         if self.n_clusters != "auto":
-            self.n_clusters_ = int(self.n_clusters)
+            data.n_clusters = int(self.n_clusters)
         elif given_K is not None:
-            self.n_clusters_ = int(given_K)
+            data.n_clusters = int(given_K)
         elif needs_K:
             self._log(2, "estimating the number of clusters")
-            self.n_clusters_ = estimate_n_clusters(Xw, random_state=seed())
-            self._log(1, f"estimated n_clusters = {self.n_clusters_} (eigengap)")
-        K = None if self.n_clusters_ is None else min(self.n_clusters_, n - 1)
-        f = None
-        if not single or auto_count:
-            f = make_criterion(Xw, self.criterion, n_clusters=K,
-                               rng=np.random.RandomState(seed()))
+            data.n_clusters = int(estimate_n_clusters(data.Xw, random_state=rng["describe"]))
+            self._log(1, f"estimated n_clusters = {data.n_clusters} (eigengap)")
+        K = None if data.n_clusters is None else min(data.n_clusters, n - 1)
+        data.n_clusters = K
+        if not named or auto_count:
+            data.criterion = make_criterion(data.Xw, self.criterion, n_clusters=K,
+                                            rng=rng["describe"])
+            if K is not None and K >= 2:
+                self._log(2, "the relevant features")
+                data.relevance = feature_relevance(data.criterion.fn.Xr, K,
+                                                   random_state=rng["relevance"])
+                self._log(1, f"{data.n_relevant} of {d} features are relevant")
+        return data
+
+    def _fit(self, X):
+        n, d = X.shape
+        rng = self._streams()
+        strategy = self._strategy()
+        data = self.description_ = self._describe(X, strategy, rng)
+        self.scale_spread_ = data.scale_spread
+        self.n_clusters_ = data.n_clusters
+        std = data.standardized
         self.recommendation_ = self.meta_features_ = None
-        if self.choice == "recommend":
-            for m in self.methods or ():
-                get_selector(m)  # raises with the valid options for an unknown name
+        if strategy is None:
             self._log(2, "meta-features and the recommender")
-            self.meta_features_ = meta_features(X, random_state=seed())
-            rec = MethodRecommender(
-                None if self.methods is None else [m.lower() for m in self.methods],
-                table=None if self.recommender_table is None
-                else read_training_table(self.recommender_table))
-            allowed = [m for m in rec.methods if not (std and m == "maxvariance")]
+            self.meta_features_ = data.meta_features = meta_features(
+                X, random_state=int(rng["meta"].randint(2**31 - 1)))
+            rec = self.recommender if self.recommender is not None else MethodRecommender()
+            allowed = [m for m in rec.methods if not (std and m == "maxvariance")
+                       and (self.methods is None or m in {x.lower() for x in self.methods})]
             self.recommendation_ = rec.recommend(self.meta_features_, allowed)
             self._log(1, self.recommendation_.summary())
-            methods = [self.recommendation_.method]
+            strategy = Shortlist(self.recommendation_, rec.similarity(self.meta_features_))
+        self.strategy_ = strategy
+        methods = ([m.lower() for m in self.methods] if self.methods
+                   else list(DEFAULT_METHODS) if isinstance(strategy, CompareAll)
+                   else list(self.recommendation_.predicted_gain) + list(CHEAP_METHODS)
+                   if self.recommendation_ is not None else [])
+        configs = strategy.configurations(self, data, methods)
         counts = _comparison_counts(d)
-        _, name, params, est, ranking = self._choose(Xw, f, K, counts, std, methods,
-                                                     null_seed=None if single else seed())
-        self.method_ = name
-        self.params_ = {**params, "standardize": std}
-        self._log(1, f"chose {name} with {self.params_}")
+        auto_count = self.n_features_to_select == "auto"
+        compare = strategy.compares and len(configs) > 1
+        self.evidence_ = gather_evidence(
+            configs, data, counts, top=int(counts[-1]) if auto_count
+            else self.n_features_to_select, n_draws=self.n_draws, null_rng=rng["evidence"],
+            compare=compare, log=self._log,
+            priors=None if self.recommendation_ is None else self.recommendation_.predicted_gain)
+        chosen = strategy.choose(self.evidence_, data) if compare else self.evidence_[0]
+        est = chosen.estimator
+        self.candidates_ = [{**e.to_dict(), "standardize": std} for e in self.evidence_]
+        self.method_ = chosen.method
+        self.params_ = {**chosen.params, "standardize": std}
+        self._log(1, f"chose {chosen.method} with {self.params_}")
+        ranking = chosen.rankings[int(counts[-1])]
         self.count_note_ = None
         self.curve_ = None
         if auto_count:
             self._log(2, "the feature-count curve")
             self.curve_ = feature_count_curve(
-                f, ranking, default_counts(d), criterion=self.criterion,
+                data.criterion, ranking, default_counts(d), criterion=self.criterion,
                 tolerance=DEFAULT_TOLERANCE, n_se=DEFAULT_N_SE, prefer=DEFAULT_PREFER,
-                n_draws=self.n_draws, rng=np.random.RandomState(seed()))
-            k = self.curve_.n_features
-            k_min = smallest_testable_count(d, alpha=self.alpha)
-            if k < k_min < d:  # (with too few features for any count, the verdict says so)
-                self.count_note_ = (
-                    f"the feature-count curve suggests {k} (its advantage over random subsets "
-                    f"is largest there), fewer than the random-subset test can judge; kept "
-                    f"{k_min}, the smallest count it can")
-                k = k_min
+                n_draws=self.n_draws, rng=rng["count"])
+            self.count_rule_ = CountRule()
+            k, self.count_note_ = self.count_rule_.choose(
+                self.curve_.n_features, data.n_relevant, d,
+                smallest_testable_count(d, alpha=self.alpha))
             self.n_features_to_select_ = k
         else:
             self.n_features_to_select_ = self._resolve_n_features(d)
         fitted_at = getattr(est, "n_features_to_select_", None)  # (None after fit_rankings)
         est.set_params(n_features_to_select=self.n_features_to_select_)
-        if est._scores_depend_on_count and fitted_at != self.n_features_to_select_:
-            est.fit(Xw)  # the chosen count's own ranking (MCFS: LARS stopped at that cardinality)
+        if scores_depend_on_count(est) and fitted_at != self.n_features_to_select_:
+            est.fit(data.Xw)  # the chosen count's own ranking (MCFS: LARS stopped there)
         self.selector_ = est
         self.scores_ = est.scores_.copy()
         self.ranking_ = est.ranking_.copy()
         self._log(1, f"n_features_to_select = {self.n_features_to_select_}")
         self.verdict_ = None
         if self.verdict and self.n_features_to_select_ < d:
-            self.verdict_ = self._verdict(Xw, est, rng=rng)
+            self.verdict_ = self._verdict(data.Xw, est, rng=rng["verdict"])
             self._log(1, self.verdict_.summary())
         return self
+
+    def _verdict(self, Xw, est, *, rng):
+        k = self.n_features_to_select_
+        self._log(2, "the verdict: held-out tests and stability")
+        n, d = Xw.shape
+        order = np.argsort(self.ranking_, kind="stable")
+        tied = bool(np.isclose(self.scores_[order[k - 1]], self.scores_[order[k]],
+                               rtol=1e-12, atol=0.0))
+        rec = self.recommendation_
+        if rec is not None and self.method_ != rec.method:
+            rec = None  # the record on the nearest data sets is the recommended method's
+        verdict = assess_selection(
+            Xw, self.ranking_ <= k, estimator=est, method=type(est).__name__,
+            n_clusters=self.n_clusters_, criterion=self.criterion, n_draws=VERDICT_DRAWS,
+            alpha=self.alpha, n_resamples=0 if tied else self.n_resamples,
+            stability_subsample=min(0.5, STABILITY_ROWS / n),
+            held_out=n >= HELD_OUT_MIN_SAMPLES, recommendation=rec,
+            gate=VerdictGate(alpha=self.alpha), random_state=rng)
+        if tied and self.n_resamples > 0:
+            verdict = dataclasses.replace(verdict, stability_note=(
+                "the selection's cut falls between features of equal score, so which of them "
+                "is kept is the column order, not the data; ties are not stability"))
+        return verdict
 
     def record(self):
         """What was chosen and why, as plain values (``ufsel select``'s sidecar).
@@ -506,17 +559,18 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
         Returns
         -------
         record : dict
-            The verdict (:meth:`Verdict.to_dict`, or ``"verdict": None``), the
-            ``candidates`` and their z-scores, ``criterion_n_clusters``,
-            ``scale_spread``, ``count_note``, the ``n_features_curve`` (when the
-            count was "auto") and the ``recommendation`` with the
-            ``meta_features`` (``choice="recommend"``).
+            The verdict (:meth:`Verdict.to_dict`, or ``"verdict": None``) and one
+            entry per step: ``describe`` (standardisation, K, the relevant
+            features), ``candidates`` (each configuration's evidence),
+            ``choice`` (the strategy), ``count`` (``count_note`` and the
+            ``n_features_curve`` when the count was "auto") and the
+            ``recommendation`` with the ``meta_features`` (``choice="recommend"``).
         """
         out = {"verdict": None} if self.verdict_ is None else self.verdict_.to_dict()
-        out["candidates"] = [{**{key: c.get(key) for key in ("method", "standardize",
-                                                             "z_score", "error")},
-                              "n_clusters": c.get("params", {}).get("n_clusters")}
-                             for c in self.candidates_]
+        desc = self.description_.to_dict()
+        out["describe"] = desc
+        out["candidates"] = list(self.candidates_)
+        out["choice"] = {**self.strategy_.to_dict(), "method": self.method_}
         if self.n_clusters_ is not None:
             out["criterion_n_clusters"] = int(self.n_clusters_)
         out.update(scale_spread=float(self.scale_spread_), count_note=self.count_note_)
@@ -528,95 +582,11 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
                         f"standard errors or {c.tolerance:g} of the best; criterion "
                         f"{c.criterion})",
                 "counts": c.counts, "values": c.values, "random_mean": c.null_mean,
-                "excess_over_random": c.excess}
+                "excess_over_random": c.excess, "suggested": int(c.n_features)}
         if self.recommendation_ is not None:
             out["recommendation"] = {**self.recommendation_.to_dict(),
                                      "meta_features": dict(self.meta_features_)}
         return out
-
-    def _choose(self, Xw, f, K, counts, std, methods, *, null_seed):
-        """Fit every candidate configuration; the one with the largest mean z-score (a
-        single configuration is fitted and kept without scoring)."""
-        n, d = Xw.shape
-        scales = ((K,) if self.candidate_n_clusters == "estimate" or K is None
-                  else agreement_scales(K, min(n, MAX_CRITERION_SAMPLES)))
-        configs = []
-        for name in methods:
-            cls = get_selector(name)  # raises with the valid options for an unknown name
-            if std and name == "maxvariance" and len(methods) > 1:
-                continue  # every variance is 1 on standardised data
-            uses_K = cls()._uses_n_clusters()
-            user = dict(self.method_params or {})
-            for Kc in (scales if uses_K and "n_clusters" not in user else (K,)):
-                configs.append((name, cls, {**candidate_params(cls, Kc), **user}))
-        nulls = {}
-        if len(configs) > 1:
-            null_rng = np.random.RandomState(null_seed)
-            with thread_limit(0):  # k-means on a row sample of a few columns: a small problem
-                for k in counts:  # every subset of size k where there are at most n_draws
-                    subsets, exact = null_subsets(null_rng, d, int(k), self.n_draws)
-                    nulls[int(k)] = (np.array([f(c) for c in subsets]), exact)
-        best = None
-        self.candidates_ = []
-        top = int(counts[-1]) if self.n_features_to_select == "auto" else None
-        for name, cls, params in configs:
-            self._log(3, f"fitting candidate {name} {params}")
-            if top is None:
-                est = cls(**params, n_features_to_select=self.n_features_to_select)
-            else:
-                est = cls(**params, n_features_to_select=top)
-            try:  # (each fit runs under the thread policy, in the base class)
-                if len(configs) > 1 and est._scores_depend_on_count:
-                    rankings = est.fit_rankings(Xw, counts)
-                else:
-                    est.fit(Xw)
-                    rankings = {int(k): est.ranking_ for k in counts}
-            except (ValueError, ArithmeticError) as exc:
-                if len(configs) == 1:
-                    raise
-                self._log(2, f"{name} ({params}) failed: {exc}")
-                self.candidates_.append({"method": name.lower(), "standardize": std,
-                                         "z_score": None, "params": params,
-                                         "error": str(exc)})
-                continue
-            z = None
-            if nulls:
-                with thread_limit(0):
-                    zs = [summarize_null(f(np.argsort(rankings[int(k)], kind="stable")[:k],
-                                           repeats=ESTIMATE_REPEATS),
-                                         *nulls[int(k)])[2] for k in counts]
-                z = float(np.mean(zs))
-                self._log(2, f"{name} ({params}): mean z = {z:.2f}")
-            self.candidates_.append({"method": name.lower(), "standardize": std,
-                                     "z_score": z, "params": params})
-            if best is None or (z is not None and z > best[0]):
-                best = (-np.inf if z is None else z, name.lower(), params, est,
-                        rankings[int(counts[-1])])
-        if best is None:
-            raise ValueError("AutoSelector: every candidate method failed on X; see "
-                             "candidates_ for the errors.")
-        return best
-
-    def _verdict(self, Xw, est, *, rng):
-        k = self.n_features_to_select_
-        self._log(2, "the verdict: held-out random-subset test and stability")
-        n, d = Xw.shape
-        verdict = assess_selection(Xw, self.ranking_ <= k, estimator=est, method=type(est).__name__,
-                                   n_clusters=self.n_clusters_, criterion=self.criterion,
-                                   n_draws=VERDICT_DRAWS, alpha=self.alpha,
-                                   n_resamples=self.n_resamples,
-                                   stability_subsample=min(0.5, STABILITY_ROWS / n),
-                                   held_out=n >= HELD_OUT_MIN_SAMPLES, random_state=rng)
-        rec = self.recommendation_
-        if verdict.beats_random and rec is not None:
-            gain = rec.predicted_gain[rec.method]
-            if rec.support < MIN_SUPPORT or gain <= MIN_PREDICTED_GAIN:
-                verdict = dataclasses.replace(verdict, beats_random=False, cannot_tell=(
-                    f"on the benchmark data sets nearest to these data, {rec.method} beat "
-                    f"random subsets on only {100 * rec.support:.0f} % (by weight; "
-                    f"predicted gain {100 * gain:+.1f} ACC points), too weak a record to "
-                    "trust the label-free test alone"))
-        return verdict
 
 
 def select_features(X, **kwargs):

@@ -228,6 +228,9 @@ class MethodRecommender:
         self.mean_ = F.mean(axis=0)
         self.scale_ = np.where(F.std(axis=0) > 0, F.std(axis=0), 1.0)
         self.F_ = (F - self.mean_) / self.scale_
+        D = np.sqrt(((self.F_[:, None, :] - self.F_[None, :, :]) ** 2).sum(axis=2))
+        np.fill_diagonal(D, np.inf)
+        self.typical_distance_ = float(max(np.median(D.min(axis=1)), 1e-12))
 
     def neighbours(self, features):
         """Indices of the nearest training rows and their distances.
@@ -249,6 +252,26 @@ class MethodRecommender:
         dist = np.sqrt(((self.F_ - f) ** 2).sum(axis=1))
         order = np.lexsort((np.arange(dist.size), dist))[: self.n_neighbors]
         return order, dist[order]
+
+    def similarity(self, features):
+        """How alike the data set is to the training data sets, from 0 to 1.
+
+        ``1 / (1 + r)``, r the mean distance to the ``n_neighbors`` nearest
+        training data sets over the typical one: the median, over the training
+        data sets, of the distance to their nearest other one. Near 1 for data
+        like those of the pool; towards 0 for data unlike any of them.
+
+        Parameters
+        ----------
+        features : dict
+            :func:`meta_features` of the data set.
+
+        Returns
+        -------
+        similarity : float
+        """
+        _, dist = self.neighbours(features)
+        return float(1.0 / (1.0 + dist.mean() / self.typical_distance_))
 
     def recommend(self, features, methods=None):
         """The recommended method for a data set with these meta-features.

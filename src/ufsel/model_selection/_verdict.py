@@ -11,10 +11,153 @@ from sklearn.utils import check_array, check_random_state
 
 from ..utils import thread_limit
 from ._criteria import CRITERIA, DEFAULT_CRITERION, make_criterion
+from ._n_clusters import estimate_n_clusters
 from ._random_subset import RandomSubsetTest, subset_test, support_indices
+from ._relevance import RelevanceTest, feature_relevance, relevance_test
 from ._stability import Stability, selection_stability
 
-__all__ = ["Verdict", "assess_selection"]
+__all__ = ["Verdict", "VerdictGate", "assess_selection"]
+
+
+@dataclass(frozen=True)
+class VerdictGate:
+    """The rule that turns the verdict's evidence into "beats random", "not shown" or "no better".
+
+    The same object decides in :func:`assess_selection`, in
+    :class:`~ufsel.model_selection.AutoSelector` and in the pool's evaluation
+    (``benchmarks/label_free/evaluate_pool.py``), so the rule lives in one place.
+
+    Parameters
+    ----------
+    alpha : float, default=0.05
+        Level of both tests.
+    min_support : float, default=1.0
+        The recommender's support (the weighted fraction of the nearest
+        benchmark data sets on which its method beat random subsets) at which
+        its record may stand in for the relevance test.
+    min_gain : float, default=0.02
+        And the predicted ACC gain it must exceed.
+
+    Notes
+    -----
+    "beats random" needs shared structure in the held-out rows (at least one
+    relevant feature, :func:`feature_relevance`) and either
+
+    - the relevance test (the selection holds more relevant features than a
+      random subset of its size, hypergeometric ``p <= alpha``) with a
+      positive agreement z-score, or
+    - the agreement test (``p <= alpha``) with the recommender's record on
+      the nearest benchmark data sets (``support >= min_support`` and
+      predicted gain ``> min_gain``): the record raises confidence; it never
+      vetoes a passing relevance test.
+
+    "no better" needs evidence of no effect: no relevant feature at all in
+    held-out rows, or both tests at or below chance (agreement z <= 0 and no
+    more relevant features than a random subset holds) while the relevance
+    test had the power to see an effect (a selection of only relevant
+    features would have passed). Everything else is "not shown", with what
+    would settle it.
+    """
+
+    alpha: float = 0.05
+    min_support: float = 1.0
+    min_gain: float = 0.02
+
+    def decide(self, test, relevance, recommendation=None, *, testable=True):
+        """The outcome and its reason.
+
+        Parameters
+        ----------
+        test : RandomSubsetTest
+            The agreement test.
+        relevance : RelevanceTest or None
+            The relevance test (None: the agreement test alone, with the
+            recommender's record).
+        recommendation : Recommendation or None, default=None
+            The recommender's prediction for the method that was run.
+        testable : bool, default=True
+            Whether the agreement test can reach ``alpha`` at all.
+
+        Returns
+        -------
+        outcome : {"beats random", "not shown", "no better"}
+        reason : str or None
+            Why, for "not shown" and "no better".
+        """
+        a = self.alpha
+        agree = test.p_value <= a and test.z_score > 0
+        rec_ok = (recommendation is not None
+                  and recommendation.support >= self.min_support
+                  and recommendation.predicted_gain[recommendation.method] > self.min_gain)
+        if not testable:
+            return "not shown", None
+        if relevance is not None and relevance.n_relevant == 0:
+            if relevance.n_samples < MIN_NULL_ROWS:
+                return "not shown", (
+                    f"no feature is associated with the clusters of the other features in the "
+                    f"{relevance.n_samples} held-out rows, too few to show that there is no "
+                    "structure; more rows would settle it")
+            if not agree:
+                return "no better", (
+                    "no feature's values differ between the clusters that k-means finds on "
+                    "the other features, in rows the selection did not see: the data show no "
+                    "structure shared between features for a selection to keep")
+            return "not shown", (
+                "the selection agrees with the data's clusters better than random subsets, "
+                "but no feature is associated with the clusters of the other features, so "
+                "the agreement may be chance")
+        if relevance is not None and relevance.p_value <= a and test.z_score > 0:
+            return "beats random", None
+        if agree and (rec_ok or relevance is None and recommendation is None):
+            return "beats random", None
+        if relevance is not None:
+            perfect = stats_hypergeom_p(relevance, relevance.n_selected)
+            powered = perfect <= a
+            if (test.z_score <= 0 and relevance.in_selection <= relevance.expected
+                    and powered):
+                return "no better", (
+                    f"its features agree with the data's clusters no better than random "
+                    f"subsets (z = {test.z_score:.2f}) and hold {relevance.in_selection} of the "
+                    f"{relevance.n_relevant} relevant features, no more than the "
+                    f"{relevance.expected:.1f} a random subset holds")
+            if agree:
+                return "not shown", (
+                    f"its features agree with the data's clusters better than random subsets "
+                    f"(p = {test.p_value:.3g}), but they hold {relevance.in_selection} of the "
+                    f"{relevance.n_relevant} relevant features against {relevance.expected:.1f} "
+                    f"for a random subset (p = {relevance.p_value:.3g}), and "
+                    + ("no benchmark record backs the method here" if recommendation is None
+                       else f"{recommendation.method}'s record on the nearest benchmark data "
+                            f"sets is too weak ({100 * recommendation.support:.0f} % support)")
+                    + " to trust the agreement alone")
+            if not powered:
+                return "not shown", (
+                    f"only {relevance.n_relevant} of the {relevance.n_features} features are "
+                    f"relevant, too few for a selection of {relevance.n_selected} to show an "
+                    "effect; a smaller count, or more rows, would settle it")
+        return "not shown", (
+            f"the tests fail to show an effect (agreement p = {test.p_value:.3g}"
+            + ("" if relevance is None else f", relevance p = {relevance.p_value:.3g}")
+            + "), which is not evidence that there is none; more rows would settle it")
+
+
+def stats_hypergeom_p(relevance, in_selection):
+    """The relevance test's p-value had the selection held ``in_selection`` relevant
+    features (at most its size and the relevant count)."""
+    from scipy import stats
+
+    s = min(int(in_selection), relevance.n_selected, relevance.n_relevant)
+    if relevance.n_relevant == 0:
+        return 1.0
+    return float(stats.hypergeom.sf(s - 1, relevance.n_features, relevance.n_relevant,
+                                    relevance.n_selected))
+
+
+#: Fewer held-out rows than this cannot show that no feature is relevant ("not shown").
+MIN_NULL_ROWS = 50
+
+#: The gate of assess_selection and AutoSelector.
+DEFAULT_GATE = VerdictGate()
 
 
 @dataclass(frozen=True)
@@ -25,52 +168,55 @@ class Verdict:
     ----------
     stability : Stability or None
         Nogueira et al.'s stability of the chosen configuration under
-        bootstrap resampling (None when ``n_resamples=0``).
+        resampling (None when ``n_resamples=0``, or when the selection's cut
+        falls between tied scores: ties are not stability).
     test : RandomSubsetTest
-        The chosen subset against fresh random subsets of the same size.
-    beats_random : bool
-        ``p_value <= alpha`` (and ``z_score > 0``).
+        The agreement test: the chosen subset against fresh random subsets
+        of the same size by the label-free criterion.
+    outcome : {"beats random", "not shown", "no better"}
+        The verdict (:class:`VerdictGate`).
     alpha : float
-        Level of the test.
+        Level of the tests.
     method : str
         Name of the method, for the summary.
     n_features : int
         Size of the selection.
     held_out : bool
-        Whether the test judged a selection made the same way on half the
+        Whether the tests judged a selection made the same way on half the
         samples, on the other half (see :func:`assess_selection`).
-    cannot_tell : str or None
-        Why the verdict withholds "beats random" although the test passed (the
-        evidence from the benchmark data sets is weak, see
-        :class:`~ufsel.model_selection.AutoSelector`); None otherwise.
+    reason : str or None
+        Why the outcome is "not shown" or "no better".
+    relevance : RelevanceTest or None
+        The relevance test: relevant features in the selection against a
+        random subset of its size.
+    stability_note : str or None
+        Why no stability is reported, when it is not.
     """
 
     stability: Stability | None
     test: RandomSubsetTest
-    beats_random: bool
+    outcome: str
     alpha: float
     method: str
     n_features: int
     held_out: bool = False
-    cannot_tell: str | None = None
+    reason: str | None = None
+    relevance: RelevanceTest | None = None
+    stability_note: str | None = None
 
     @property
-    def outcome(self):
-        """``"beats random"``, ``"no better"`` or ``"cannot tell"``."""
-        if self.beats_random:
-            return "beats random"
-        if self.cannot_tell is not None or not self.testable:
-            return "cannot tell"
-        return "no better"
+    def beats_random(self):
+        """Whether the outcome is "beats random"."""
+        return self.outcome == "beats random"
 
     @property
     def z_score(self):
-        """The test's z-score (see :class:`RandomSubsetTest`)."""
+        """The agreement test's z-score (see :class:`RandomSubsetTest`)."""
         return self.test.z_score
 
     @property
     def p_value(self):
-        """The test's one-sided p-value."""
+        """The agreement test's one-sided p-value."""
         return self.test.p_value
 
     @property
@@ -95,28 +241,38 @@ class Verdict:
                    and self.test.null.size > 1 else "the only subset" if self.test.exact
                    else f"{self.test.null.size} random subsets")
                 + f" of the same size (z = {self.z_score:.2f}, p = {self.p_value:.3g}). ")
+        r = self.relevance
+        if r is not None and r.n_relevant > 0:
+            head += (f"{r.in_selection} of them {'is' if r.in_selection == 1 else 'are'} among "
+                     f"the {r.n_relevant} relevant features (those whose values differ between "
+                     f"the clusters of the other features), against {r.expected:.1f} for a "
+                     f"random subset (p = {r.p_value:.3g}). ")
         if self.beats_random:
             body = "The selection is better than a random subset of the same size. "
-        elif self.cannot_tell is not None:
-            body = (f"The test passes, but the verdict cannot tell whether the selection "
-                    f"beats a random subset of the same size: {self.cannot_tell}. ")
+        elif self.outcome == "no better":
+            body = (f"The selection is NO better than a random subset of the same size: "
+                    f"{self.reason}. Do not read meaning into these particular features; keep "
+                    "every feature or, to reduce their number, "
+                    + ("take the least redundant ones (PivotedQR). "
+                       if self.method.lower() != "pivotedqr"
+                       else "take the ones of largest variance (MaxVariance). "))
         elif not self.testable:
             n = self.test.null.size
             rank = int(round(self.p_value * n))  # subsets scoring at least as high
-            body = (f"Only {n} subsets of {self.n_features} of these features exist, so none "
-                    f"can reach p <= {self.alpha:g}: the test cannot tell whether this "
-                    f"selection beats a random one. By the criterion it ranks {rank} of {n}"
-                    + (" (ties count against it). " if rank > 1 else ", the best of them. "))
+            body = (f"Not shown: only {n} subsets of {self.n_features} of these features exist, "
+                    f"so none can reach p <= {self.alpha:g}. By the criterion it ranks {rank} "
+                    f"of {n}" + (" (ties count against it). " if rank > 1 else
+                                 ", the best of them. "))
         else:
-            body = ("The selection is NO better than a random subset of the same size: "
-                    "a random choice of features would serve as well, so do not read "
-                    "meaning into these particular features. Keep every feature or, to "
-                    "reduce their number, take the least redundant ones (PivotedQR). ")
+            body = (f"Not shown whether the selection beats a random subset of the same size: "
+                    f"{self.reason}. ")
         if self.stability is not None:
             s = self.stability
             body += (f"Stability under resampling (Nogueira et al.): {s.value:.2f} "
                      f"[{s.ci_low:.2f}, {s.ci_high:.2f}] (1 = the same features every time, "
                      "0 = no more alike than random choices).")
+        elif self.stability_note is not None:
+            body += f"No stability: {self.stability_note}."
         return (head + body).strip()
 
     def to_dict(self):
@@ -126,13 +282,15 @@ class Verdict:
         return {
             "verdict": self.summary(), "beats_random": bool(self.beats_random),
             "verdict_details": {
-                "outcome": self.outcome, "cannot_tell": self.cannot_tell,
+                "outcome": self.outcome, "reason": self.reason,
                 "criterion": self.test.criterion, "statistic": self.test.statistic,
                 "random_mean": self.test.null_mean, "random_std": self.test.null_std,
                 "z_score": self.z_score, "p_value": self.p_value, "alpha": self.alpha,
                 "random_subsets": int(self.test.null.size),
                 "every_subset": bool(self.test.exact), "testable": bool(self.testable),
                 "held_out": bool(self.held_out),
+                "relevance": None if self.relevance is None else self.relevance.to_dict(),
+                "stability_note": self.stability_note,
                 "stability": None if s is None else {
                     "value": s.value, "ci_low": s.ci_low, "ci_high": s.ci_high,
                     "n_resamples": int(s.selections.shape[0])}}}
@@ -145,8 +303,9 @@ class Verdict:
 
 def assess_selection(X, support, *, estimator=None, method=None, n_clusters=None,
                      criterion=DEFAULT_CRITERION, n_draws=100, n_resamples=0, alpha=0.05,
-                     held_out=False, stability_subsample=None, random_state=0):
-    """Judge a feature selection without labels: random-subset test and stability.
+                     held_out=False, stability_subsample=None, relevance=True,
+                     recommendation=None, gate=None, random_state=0):
+    """Judge a feature selection without labels: random-subset tests and stability.
 
     Parameters
     ----------
@@ -185,6 +344,16 @@ def assess_selection(X, support, *, estimator=None, method=None, n_clusters=None
     stability_subsample : float in (0, 1) or None, default=None
         The stability's resamples: bootstrap samples (None) or subsamples of
         this fraction of the rows (see :func:`selection_stability`).
+    relevance : bool, default=True
+        Also run the relevance test (:func:`feature_relevance` on the rows
+        tested, then the hypergeometric test of the selection's relevant
+        features). False judges by the agreement test alone.
+    recommendation : Recommendation or None, default=None
+        The recommender's prediction for the method, whose record on the
+        nearest benchmark data sets may back a passing agreement test
+        (:class:`VerdictGate`).
+    gate : VerdictGate or None, default=None
+        The decision rule; None uses the default gate at ``alpha``.
     random_state : int, RandomState or None, default=0
         Seeds the row sample of the criterion, the random subsets and the
         resamples.
@@ -240,6 +409,13 @@ def assess_selection(X, support, *, estimator=None, method=None, n_clusters=None
                        rng=np.random.RandomState(rng.randint(2**31 - 1)))
     with thread_limit(0):  # k-means on a row sample of a few columns: a small problem
         test = subset_test(f, cols, d, n_draws, rng, criterion, alpha=alpha)
+    rel = None
+    if relevance and d >= 2:
+        K = n_clusters if n_clusters is not None else estimate_n_clusters(
+            Xt, random_state=int(rng.randint(2**31 - 1)))
+        fr = feature_relevance(f.fn.Xr, int(min(K, Xt.shape[0] - 1)),
+                               random_state=int(rng.randint(2**31 - 1)))
+        rel = relevance_test(fr, cols)
     stability = None
     if n_resamples > 0 and cols.size < d:
         template = estimator.__class__(**{**estimator.get_params(),
@@ -248,6 +424,9 @@ def assess_selection(X, support, *, estimator=None, method=None, n_clusters=None
                                         subsample=stability_subsample, random_state=rng)
     if method is None:
         method = "the selection" if estimator is None else type(estimator).__name__
-    return Verdict(stability=stability, test=test,
-                   beats_random=bool(test.p_value <= alpha and test.z_score > 0),
-                   alpha=alpha, method=method, n_features=int(cols.size), held_out=held_out)
+    gate = VerdictGate(alpha=alpha) if gate is None else gate
+    outcome, reason = gate.decide(test, rel, recommendation,
+                                  testable=test.min_p_value <= alpha)
+    return Verdict(stability=stability, test=test, outcome=outcome, alpha=alpha,
+                   method=method, n_features=int(cols.size), held_out=held_out,
+                   reason=reason, relevance=rel)

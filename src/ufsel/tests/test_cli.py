@@ -94,12 +94,14 @@ def test_csv_without_labels_named_ranking_sidecar_and_transform(tmp_path, csv_fi
                              "n_features": N_INF + N_NOISE, "labels": None, "id_column": None,
                              "dropped_columns": []}
     # a named method gets the automatic route's label-free verdict, printed and recorded
-    from ufsel.model_selection import assess_selection
+    from ufsel.model_selection import AutoSelector
 
-    v = assess_selection(X, api.get_support(), estimator=api, method="MCFS", n_clusters=K,
-                         held_out=True, random_state=0)
+    auto = AutoSelector(n_features_to_select=4, methods=["mcfs"], choice="criterion",
+                        candidate_n_clusters="estimate", method_params={"n_neighbors": 5},
+                        n_clusters=K, n_resamples=0, random_state=0).fit(X)
+    v = auto.verdict_
     assert v.summary().strip() in out and meta["verdict"] == v.summary()
-    assert meta["beats_random"] is v.beats_random
+    assert meta["beats_random"] is v.beats_random and v.held_out
     assert meta["verdict_details"]["p_value"] == v.p_value
     assert meta["verdict_details"]["stability"] is None  # not asked for
     assert meta["constant_features"] == [] and all(r["constant"] == "False" for r in rows)
@@ -306,14 +308,17 @@ def test_method_and_count_auto(tmp_path, csv_file, capsys):
     v = meta["verdict_details"]
     if meta["beats_random"]:
         assert "The selection is better than a random subset" in out
-    elif outcome == "cannot tell" and v["testable"]:
-        assert "cannot tell" in out and v["cannot_tell"] in out
+    elif outcome == "not shown" and v["testable"]:
+        assert "Not shown" in out and v["reason"] in out
     elif v["testable"]:
-        assert "NO better than a random subset" in out
+        assert "NO better than a random subset" in out and v["reason"] in out
     else:  # too few subsets of the size for p <= alpha (12 features, a small count)
-        assert "the test cannot tell" in out and v["every_subset"]
+        assert "Not shown: only" in out and v["every_subset"]
         assert v["random_subsets"] < 1 / v["alpha"]
-    assert {c["method"] for c in meta["candidates"]} == {rec["method"]}
+    # the recommender's method is among the candidates, with the cheap filters
+    assert rec["method"] in {c["method"] for c in meta["candidates"]}
+    assert {"laplacianscore", "pivotedqr"} <= {c["method"] for c in meta["candidates"]}
+    assert meta["choice"]["strategy"] == "shortlist" and meta["describe"]["n_relevant"] >= 0
     assert meta["verdict"] in out and isinstance(meta["beats_random"], bool)
     k = meta["n_features_selected"]
     assert k == meta["parameters"]["n_features_to_select"] == len(meta["selected_features"])
@@ -509,3 +514,28 @@ def test_builtin_dataset_needs_no_data_folder(tmp_path, monkeypatch, capsys):
         load_dataset("coil20")
     assert main(["select", "--dataset", "iris", "--method", "maxvariance", "--n-features", "2",
                  "--no-verdict", "--out", str(tmp_path / "r.csv")]) == 0
+
+
+def test_default_route_finds_planted_columns_and_says_so(tmp_path, capsys):
+    """A newcomer's first try: a 500-row CSV with an ID and a notes column, 4 informative
+    columns among 16 of noise. The default route keeps the 4 and says "beats random"."""
+    import pandas as pd
+
+    from ufsel.datasets import make_sanity_case
+
+    case = make_sanity_case("gauss_newcomer", 0)
+    names = [f"c{j}" for j in range(case.X.shape[1])]
+    df = pd.DataFrame(case.X, columns=names)
+    df.insert(0, "id", np.arange(len(df)))
+    df["notes"] = "x"
+    df.to_csv(tmp_path / "file.csv", index=False)
+    rc = main(["select", "--data", str(tmp_path / "file.csv"), "--id-column", "id",
+               "--drop-columns", "notes", "--out", str(tmp_path / "r.csv")])
+    captured = capsys.readouterr()
+    assert rc == 0
+    meta = json.loads((tmp_path / "r.csv.json").read_text())
+    kept = {int(c["index"]) for c in meta["selected_features"]}
+    assert kept == set(case.planted.tolist())
+    assert meta["verdict_details"]["outcome"] == "beats random"
+    assert "The selection is better than a random subset" in captured.out
+    assert meta["method"] != "EVSC"

@@ -194,7 +194,7 @@ def test_verdict_says_when_no_subset_of_the_size_could_beat_random():
                           random_state=0)
     v = sel.verdict_
     assert v.test.exact and v.test.null.size == 6 and not v.testable and not v.beats_random
-    assert "cannot tell" in v.summary() and "NO better" not in v.summary()
+    assert "Not shown" in v.summary() and "NO better" not in v.summary()
     assert f"ranks {round(v.p_value * 6)} of 6" in v.summary()
     # the same data with two features: 15 pairs, still too few for alpha = 0.05; with
     # alpha = 0.1 the best pair can reach p = 1/15
@@ -360,12 +360,13 @@ def test_auto_selector_default_candidates_and_standardisation():
     assert agreement_scales(3, 80) == (3, 6)
     expected = [(m, k) for m in DEFAULT_METHODS
                 for k in ((3, 6) if m == "mcfs" else (3,) if m == "spec" else (None,))]
-    assert [(c["method"], c["params"].get("n_clusters")) for c in sel.candidates_] == expected
+    assert [(c["method"], c["n_clusters"]) for c in sel.candidates_] == expected
     assert "pivotedqr" in DEFAULT_METHODS
     assert not any(c["standardize"] for c in sel.candidates_)  # one unit: not standardised
     assert sel.params_["standardize"] is False
-    # the chosen configuration is the candidate with the largest mean z-score
-    best = max(sel.candidates_, key=lambda c: c["z_score"])
+    # the chosen configuration holds the most relevant features among its top ones, then
+    # has the largest mean z-score (the first such in candidate order)
+    best = max(sel.candidates_, key=lambda c: (c["relevant_hits"] or 0, c["z_score"]))
     assert (sel.method_, sel.params_.get("n_clusters")) == (best["method"],
                                                             best["params"].get("n_clusters"))
     one = AutoSelector(n_features_to_select=3, n_clusters=3, n_resamples=0, choice="criterion",

@@ -72,34 +72,66 @@ def test_shipped_table_is_the_pool():
     assert sources.get("KEEL") == 20 and sources.get("UCR") == 2
 
 
-def _write(rows, path):
-    with open(path, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=["dataset", "source", *META_FEATURES, "random_acc",
-                                           "acc_maxvariance", "acc_laplacianscore"])
-        w.writeheader()
-        for r in rows:
-            w.writerow({"dataset": r["dataset"], "source": r["source"],
-                        **{f: r[f] for f in META_FEATURES}, "random_acc": r["random"],
-                        **{f"acc_{m}": v for m, v in r["acc"].items()}})
+def _tests(p_agree, z, n_relevant, in_selection, k=4, d=20):
+    from ufsel.model_selection._random_subset import RandomSubsetTest
+    from ufsel.model_selection._relevance import FeatureRelevance, relevance_test
+
+    test = RandomSubsetTest(statistic=0.5, null=np.zeros(100), null_mean=0.1, null_std=0.1,
+                            z_score=z, p_value=p_agree, criterion="multiscale_agreement",
+                            n_features=k)
+    relevant = np.zeros(d, bool)
+    relevant[:n_relevant] = True
+    fr = FeatureRelevance(p_values=np.where(relevant, 0.0, 1.0), relevant=relevant,
+                          alpha=0.01, n_splits=4, n_clusters=3, n_samples=200)
+    cols = np.r_[np.arange(in_selection), np.arange(d - (k - in_selection), d)]
+    return test, relevance_test(fr, cols)
 
 
-@pytest.mark.parametrize("record, outcome", [(0.9, "beats random"), (0.3, "cannot tell")])
-def test_verdict_trusts_the_test_only_with_a_good_record(tmp_path, record, outcome):
-    """The same passing held-out test gives "beats random" where the recommended method beat
-    random subsets on the nearest benchmark data sets, "cannot tell" where it did not."""
+def _rec(support, gain=0.05):
+    from ufsel.model_selection import Recommendation
+
+    return Recommendation("mcfs", {"mcfs": gain}, support, [])
+
+
+@pytest.mark.parametrize("p_agree, z, n_rel, hits, rec, outcome", [
+    # the relevance test passes: beats random, whatever the record
+    (0.2, 0.5, 4, 4, None, "beats random"),
+    (0.2, 0.5, 4, 4, _rec(0.0), "beats random"),
+    # the agreement test alone: the record on the nearest data sets may back it
+    (0.01, 3.0, 18, 4, _rec(1.0), "beats random"),
+    (0.01, 3.0, 18, 4, _rec(0.4), "not shown"),
+    (0.01, 3.0, 18, 4, _rec(1.0, gain=0.0), "not shown"),
+    # no relevant feature in held-out rows: no shared structure
+    (0.5, -0.2, 0, 0, _rec(1.0), "no better"),
+    (0.01, 3.0, 0, 0, _rec(1.0), "not shown"),
+    # at or below chance on both tests, with the power to see an effect: no better
+    (0.6, -0.5, 8, 1, None, "no better"),
+    # a failure to reject without that power is not evidence of no effect
+    (0.3, 0.4, 8, 2, None, "not shown"),
+])
+def test_verdict_gate(p_agree, z, n_rel, hits, rec, outcome):
+    """The gate: the data's own relevance test decides; the recommender's record may
+    raise confidence in a passing agreement test, never veto a passing relevance test;
+    "no better" needs evidence of no effect."""
+    from ufsel.model_selection import VerdictGate
+
+    test, rel = _tests(p_agree, z, n_rel, hits)
+    got, reason = VerdictGate().decide(test, rel, rec)
+    assert got == outcome
+    assert (reason is None) is (outcome == "beats random")
+
+
+def test_auto_selector_takes_a_recommender_object():
+    """Leave-one-data-set-out needs no file: AutoSelector(recommender=MethodRecommender(...))."""
     X, _, _ = make_planted_clusters(n_samples=300, n_informative=4, n_noise=16, random_state=0)
     here = meta_features(X, random_state=0)
     rows = [_row(f"s{i}", "S", [here[f] + 0.01 * i for f in META_FEATURES],
-                 {"maxvariance": record, "laplacianscore": record - 0.05}) for i in range(6)]
-    _write(rows, tmp_path / "table.csv")
-    sel = AutoSelector(n_features_to_select=4, recommender_table=tmp_path / "table.csv",
-                       n_resamples=0).fit(X)
-    assert sel.method_ == "maxvariance" and sel.recommendation_.method == "maxvariance"
-    v = sel.verdict_
-    assert v.p_value <= v.alpha and v.z_score > 0  # the held-out test passes in both cases
-    assert v.outcome == outcome and v.beats_random is (outcome == "beats random")
-    if outcome == "cannot tell":
-        assert "beat random subsets on only 0 %" in v.cannot_tell and "cannot tell" in v.summary()
-    d = v.to_dict()
-    assert d["verdict_details"]["outcome"] == outcome and d["beats_random"] is v.beats_random
+                 {"maxvariance": 0.9, "laplacianscore": 0.85}) for i in range(6)]
+    rec = MethodRecommender(table=rows)
+    sel = AutoSelector(recommender=rec, n_resamples=0).fit(X)
+    assert sel.recommendation_.method == "maxvariance"
     assert sel.record()["recommendation"]["method"] == "maxvariance"
+    assert sel.record()["choice"]["strategy"] == "shortlist"
+    # data identical to the pool get the full prior, data far from it little
+    far = {f: v + 100.0 for f, v in here.items()}
+    assert rec.similarity(far) < 0.05 and 10 * rec.similarity(far) < rec.similarity(here) <= 1

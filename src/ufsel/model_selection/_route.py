@@ -1,0 +1,434 @@
+"""The steps of the label-free route and the policies that decide in them.
+
+:class:`~ufsel.model_selection.AutoSelector` runs a fixed skeleton of steps: describe the
+data, its number of clusters and which features are relevant (:class:`DataDescription`);
+fit the candidates and gather their evidence (:class:`Evidence`); choose one (a *choice
+strategy*: :class:`Shortlist`, :class:`CompareAll` or :class:`Named`); choose the count
+(:class:`CountRule`); judge the selection (:class:`~ufsel.model_selection.VerdictGate`).
+Each step returns a record; ``AutoSelector.record()`` joins them.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._registry import get_selector
+from ..utils import thread_limit
+from ._criteria import agreement_scales
+from ._feature_count import ESTIMATE_REPEATS
+from ._random_subset import null_subsets, summarize_null
+
+__all__ = ["CHEAP_METHODS", "PROVISIONAL_METHODS", "CompareAll", "CountRule",
+           "DataDescription", "Evidence", "Named", "Shortlist", "degenerate_reason"]
+
+#: Methods whose construction is provisional (their paper could not be obtained; see
+#: their docstrings): candidates only when the user names them.
+PROVISIONAL_METHODS = frozenset({"evsc"})
+
+#: Methods whose fits cost milliseconds to seconds: the evidence always includes them.
+CHEAP_METHODS = ("maxvariance", "laplacianscore", "pivotedqr", "spcafs")
+
+#: How many of the recommender's methods (by predicted gain) join the evidence.
+SHORTLIST_SIZE = 2
+
+#: The prior's weight, in z-score units, at zero distance to the benchmark data sets.
+PRIOR_Z = 2.0
+
+
+def uses_n_clusters(est):
+    """Whether a selector's scores depend on ``n_clusters`` at its settings."""
+    return bool(est._uses_n_clusters())
+
+
+def scores_depend_on_count(est):
+    """Whether a selector's scores change with the number of features selected."""
+    return bool(getattr(est, "_scores_depend_on_count", False))
+
+
+@dataclass
+class DataDescription:
+    """What the route knows of X before it fits anything (the *describe* step).
+
+    Parameters
+    ----------
+    Xw : ndarray or sparse matrix
+        The working data: X, or X standardised.
+    standardized : bool
+        Whether ``Xw`` is standardised.
+    scale_spread : float
+        :func:`scale_spread` of X.
+    n_clusters : int or None
+        K, estimated or given.
+    criterion : callable or None
+        The label-free criterion of a subset (:func:`make_criterion`).
+    relevance : FeatureRelevance or None
+        Which features carry structure shared with the others.
+    meta_features : dict or None
+        The recommender's description of X.
+    """
+
+    Xw: object
+    standardized: bool
+    scale_spread: float
+    n_clusters: int | None = None
+    criterion: object = None
+    relevance: object = None
+    meta_features: dict | None = None
+
+    @property
+    def n_relevant(self):
+        """The number of relevant features (None when not computed)."""
+        return None if self.relevance is None else self.relevance.n_relevant
+
+    def to_dict(self):
+        """The record of the step."""
+        return {"standardized": bool(self.standardized),
+                "scale_spread": float(self.scale_spread),
+                "criterion_n_clusters": None if self.n_clusters is None
+                else int(self.n_clusters),
+                "n_relevant": self.n_relevant,
+                "relevant": None if self.relevance is None
+                else np.flatnonzero(self.relevance.relevant).tolist()}
+
+
+@dataclass
+class Evidence:
+    """One candidate configuration's fit and what the data say of it.
+
+    Parameters
+    ----------
+    method : str
+        Registry name.
+    params : dict
+        Its parameters.
+    prior : float or None
+        The recommender's predicted ACC gain over random subsets (None: no
+        prediction for it).
+    estimator : selector or None
+        The fitted selector (None when the fit failed).
+    rankings : dict
+        Its ranking for each comparison count.
+    z_score : float or None
+        Its top features' criterion against random subsets, averaged over
+        the comparison counts.
+    relevant_hits : int or None
+        Relevant features among its top ``n_relevant``.
+    degenerate : str or None
+        Why its fit cannot be used (tied scores, a failed fit, no convergence).
+    """
+
+    method: str
+    params: dict
+    prior: float | None = None
+    estimator: object = None
+    rankings: dict = field(default_factory=dict)
+    z_score: float | None = None
+    relevant_hits: int | None = None
+    degenerate: str | None = None
+    warnings: list = field(default_factory=list)
+
+    @property
+    def usable(self):
+        """Whether the choice may take it."""
+        return self.degenerate is None and self.estimator is not None
+
+    def to_dict(self):
+        """The record of the candidate."""
+        return {"method": self.method, "n_clusters": self.params.get("n_clusters"),
+                "params": dict(self.params),
+                "prior_gain": self.prior, "z_score": self.z_score,
+                "relevant_hits": self.relevant_hits, "degenerate": self.degenerate,
+                "error": self.degenerate if self.estimator is None else None}
+
+
+def degenerate_reason(est, caught):
+    """Why a fitted selector's ranking is arbitrary, or None.
+
+    Parameters
+    ----------
+    est : fitted selector
+    caught : list of warnings.WarningMessage
+        The warnings its fit raised.
+
+    Returns
+    -------
+    reason : str or None
+        "every score is tied" when the non-constant features' scores are all
+        equal (the ranking is then the column order); the warning's text when
+        the fit did not converge or warned that its scores are void; None
+        otherwise.
+    """
+    from sklearn.exceptions import ConvergenceWarning
+
+    scores = getattr(est, "scores_", None)  # (a ranking per count after fit_rankings)
+    if scores is not None:
+        scores = np.asarray(scores, dtype=np.float64)
+        const = np.asarray(getattr(est, "constant_features_", np.zeros(scores.size, bool)),
+                           dtype=bool)
+        live = scores[~const] if const.size == scores.size else scores
+        live = live[np.isfinite(live)]
+        if live.size >= 2 and np.ptp(live) <= 1e-12 * max(1.0, float(np.abs(live).max())):
+            return "every score is tied (the ranking is the column order)"
+
+    for w in caught:
+        text = str(w.message)
+        if issubclass(w.category, ConvergenceWarning) or "every score is 0" in text:
+            return text.split(". ")[0]
+    return None
+
+
+class _Strategy:
+    """A choice strategy: which configurations to fit, and which to keep."""
+
+    #: Whether the configurations are compared (else the single one is kept).
+    compares = True
+
+    def configurations(self, auto, data, methods):  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def choose(self, evidence, data):
+        """The best usable configuration: most relevant features among its top
+        ``n_relevant`` (when some but not all features are relevant), then the largest
+        evidence score (its z-score plus the prior's share, see :class:`Shortlist`)."""
+        usable = [e for e in evidence if e.usable]
+        if not usable:
+            reasons = "; ".join(f"{e.method}: {e.degenerate}" for e in evidence)
+            raise ValueError(f"AutoSelector: no candidate gave a usable ranking ({reasons}).")
+        return max(usable, key=lambda e: (e.relevant_hits or 0, self.score(e)))
+
+    def score(self, e):
+        return -np.inf if e.z_score is None else e.z_score
+
+    def to_dict(self):
+        return {"strategy": type(self).__name__}
+
+
+def _configs(auto, data, names, scales):
+    """(name, class, params) of each configuration: each name at its defaults, at every
+    scale of ``scales`` where its scores depend on K."""
+    K = data.n_clusters
+    out = []
+    for name in names:
+        cls = get_selector(name)
+        user = dict(auto.method_params or {})
+        uses_K = uses_n_clusters(cls())
+        for Kc in (scales if uses_K and "n_clusters" not in user else (K,)):
+            out.append((name.lower(), cls, {**_candidate_params(cls, Kc), **user}))
+    return out
+
+
+def _candidate_params(cls, n_clusters):
+    defaults = cls().get_params()
+    params = {}
+    if "n_clusters" in defaults and n_clusters is not None:
+        params["n_clusters"] = n_clusters
+    if "random_state" in defaults:
+        params["random_state"] = 0
+    return params
+
+
+class Named(_Strategy):
+    """One method, one configuration, fitted and kept (``ufsel select --method NAME``)."""
+
+    compares = False
+
+    def __init__(self, method):
+        self.method = method
+
+    def configurations(self, auto, data, methods):
+        return _configs(auto, data, [self.method], (data.n_clusters,))
+
+    def to_dict(self):
+        return {"strategy": "named", "method": self.method}
+
+
+class CompareAll(_Strategy):
+    """Every method of ``methods`` (at every scale of K where its scores depend on it),
+    chosen by the evidence alone."""
+
+    def configurations(self, auto, data, methods):
+        n = data.Xw.shape[0]
+        from ._criteria import MAX_CRITERION_SAMPLES
+
+        K = data.n_clusters
+        scales = ((K,) if auto.candidate_n_clusters == "estimate" or K is None
+                  else agreement_scales(K, min(n, MAX_CRITERION_SAMPLES)))
+        names = [m for m in methods
+                 if not (data.standardized and m == "maxvariance" and len(methods) > 1)]
+        return _configs(auto, data, names, scales)
+
+    def to_dict(self):
+        return {"strategy": "compare all"}
+
+
+class Shortlist(_Strategy):
+    """The recommender proposes, the data decide.
+
+    The recommender's :data:`SHORTLIST_SIZE` methods of largest predicted gain (never a
+    provisional one unless named) join the cheap filters (:data:`CHEAP_METHODS`), each at
+    the estimated K. A candidate's score is its evidence (the mean z-score of its top
+    features against random subsets) plus its prior: ``PRIOR_Z * similarity`` for the
+    recommended method, scaled for the others by their predicted gain relative to its
+    gain (clipped to [0, 1]). ``similarity = 1 / (1 + mean neighbour distance /
+    typical distance)``, the typical distance being the median distance between a
+    benchmark data set and its nearest other one: data unlike the pool get little prior.
+    Among candidates, the one with the most relevant features among its top
+    ``n_relevant`` comes first (when some, not all, features are relevant).
+    """
+
+    def __init__(self, recommendation, similarity):
+        self.recommendation = recommendation
+        self.similarity = float(similarity)
+
+    def configurations(self, auto, data, methods):
+        rec = self.recommendation
+        ranked = sorted(rec.predicted_gain, key=lambda m: (-rec.predicted_gain[m], m))
+        named = set(auto.methods or ())
+        ranked = [m for m in ranked if m not in PROVISIONAL_METHODS or m in named]
+        allowed = set(methods)
+        short = [m for m in ranked if m in allowed][:SHORTLIST_SIZE]
+        extra = [m for m in CHEAP_METHODS if m in allowed or auto.methods is None]
+        names = list(dict.fromkeys(short + extra))
+        if data.standardized:
+            names = [m for m in names if m != "maxvariance"]
+        return _configs(auto, data, names, (data.n_clusters,))
+
+    def prior_bonus(self, method):
+        rec = self.recommendation
+        top = rec.predicted_gain.get(rec.method)
+        g = rec.predicted_gain.get(method)
+        if g is None or top is None:
+            return 0.0
+        share = 1.0 if method == rec.method else (
+            float(np.clip(g / top, 0.0, 1.0)) if top > 0 else 0.0)
+        return PRIOR_Z * self.similarity * share
+
+    def score(self, e):
+        base = super().score(e)
+        return base + self.prior_bonus(e.method)
+
+    def to_dict(self):
+        return {"strategy": "shortlist", "recommended": self.recommendation.method,
+                "similarity": self.similarity, "prior_z": PRIOR_Z}
+
+
+def gather_evidence(configs, data, counts, *, top, n_draws, null_rng, compare, log,
+                    priors=None):
+    """Fit every configuration and score it (the *evidence* step).
+
+    Parameters
+    ----------
+    configs : list of (name, class, params)
+    data : DataDescription
+    counts : ndarray of int
+        The comparison counts.
+    top : int or None
+        ``n_features_to_select`` of each fit (None: the AutoSelector's own).
+    n_draws : int
+        Random subsets per count.
+    null_rng : RandomState
+        Draws the random subsets (the same for every configuration).
+    compare : bool
+        Score the configurations (False: fit the single one only).
+    log : callable
+        ``log(level, message)``.
+    priors : dict or None, default=None
+        The recommender's predicted gain of each method.
+
+    Returns
+    -------
+    list of Evidence
+    """
+    f = data.criterion
+    d = data.Xw.shape[1]
+    nulls = {}
+    if compare and f is not None:
+        with thread_limit(0):  # k-means on a row sample of a few columns: a small problem
+            for k in counts:
+                subsets, exact = null_subsets(null_rng, d, int(k), n_draws)
+                nulls[int(k)] = (np.array([f(c) for c in subsets]), exact)
+    R = data.n_relevant
+    rel = None if data.relevance is None else data.relevance.relevant
+    out = []
+    for name, cls, params in configs:
+        log(3, f"fitting candidate {name} {params}")
+        est = cls(**params, n_features_to_select=top)
+        ev = Evidence(method=name, params=params, prior=(priors or {}).get(name))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:  # (each fit runs under the thread policy, in the base class)
+                if compare and scores_depend_on_count(est):
+                    ev.rankings = est.fit_rankings(data.Xw, counts)
+                else:
+                    est.fit(data.Xw)
+                    ev.rankings = {int(k): est.ranking_ for k in counts}
+            except (ValueError, ArithmeticError) as exc:
+                if not compare:
+                    raise
+                ev.degenerate = f"the fit failed: {exc}"
+                log(2, f"{name} ({params}) failed: {exc}")
+                out.append(ev)
+                continue
+        ev.warnings = list(caught)
+        ev.estimator = est
+        if compare:
+            ev.degenerate = degenerate_reason(est, caught)
+        if nulls:
+            with thread_limit(0):
+                zs = [summarize_null(f(np.argsort(ev.rankings[int(k)], kind="stable")[:k],
+                                       repeats=ESTIMATE_REPEATS), *nulls[int(k)])[2]
+                      for k in counts]
+            ev.z_score = float(np.mean(zs))
+        if rel is not None and 0 < R < d:
+            order = np.argsort(ev.rankings[int(counts[-1])], kind="stable")
+            ev.relevant_hits = int(np.count_nonzero(rel[order[:R]]))
+        log(2, f"{name} ({params}): z = {ev.z_score}, relevant hits = {ev.relevant_hits}, "
+               f"degenerate = {ev.degenerate}")
+        out.append(ev)
+    return out
+
+
+@dataclass(frozen=True)
+class CountRule:
+    """How many features to keep (the *count* step).
+
+    Parameters
+    ----------
+    max_fraction : float, default=0.5
+        Never more than this fraction of d (the feature-count curve's grid
+        stops there too).
+
+    Notes
+    -----
+    When some but at most ``max_fraction`` of the features are relevant
+    (:func:`feature_relevance`), the count is their number: the structure is
+    carried by those features, and the feature-count curve, whose advantage over
+    random subsets stays flat once the carriers are in, cannot tell where they
+    end. Otherwise it is the curve's suggestion (:func:`suggest_n_features`).
+    Either is raised to the smallest count the verdict's test can judge.
+    """
+
+    max_fraction: float = 0.5
+
+    def choose(self, curve_count, n_relevant, n_features, smallest_testable):
+        """The count and a note saying why it differs from the curve's, if it does."""
+        d = n_features
+        k, note = int(curve_count), None
+        if n_relevant is not None and 0 < n_relevant <= max(1, int(self.max_fraction * d)):
+            if n_relevant != k:
+                note = (f"{n_relevant} features carry structure that the others share "
+                        f"(relevance test); kept {n_relevant} rather than the feature-count "
+                        f"curve's {k}")
+            k = int(n_relevant)
+        if k < smallest_testable < d:
+            note = (f"{'the count' if note is None else note}; raised to {smallest_testable}, "
+                    f"the smallest count the random-subset test can judge")
+            k = smallest_testable
+        return k, note
+
+    def to_dict(self):
+        return {"rule": "relevant features when few, else the feature-count curve",
+                "max_fraction": self.max_fraction}
