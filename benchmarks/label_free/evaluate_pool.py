@@ -7,7 +7,7 @@
 For each of the 56 data sets (the leaderboard's 34 and the 22 of ``extra/``), the route
 (``AutoSelector(random_state=0, n_resamples=0)``: ``ufsel select`` without its
 stability, which does not change the selection) runs with a recommender trained on the
-**other 55** rows of ``src/ufsel/model_selection/recommender_table.csv``; the held-out
+**other 55** rows of ``src/ufsel/model_selection/recommender_table.csv`` (``MethodRecommender(exclude=[name])``); the held-out
 set's labels only judge it:
 
 * **at its own count** k: the ACC (k-means++, K = classes, 10 seeds) of the selected
@@ -68,16 +68,6 @@ def _split():
     return {name: half for half, names in split.items() for name in names}
 
 
-def _held_out_table(name):
-    """The shipped training table without the held-out data set, as a temporary file."""
-    text = (REPO / "src" / "ufsel" / "model_selection" / "recommender_table.csv").read_text()
-    lines = text.splitlines()
-    kept = [lines[0]] + [ln for ln in lines[1:] if ln.split(",", 1)[0] != name]
-    path = CACHE / "tables" / f"without_{name}.csv"
-    pool_mod.write_atomic(path, "\n".join(kept) + "\n")
-    return path
-
-
 def _random_accs(X, y, k, seed=0):
     rng = np.random.RandomState(seed)
     d = X.shape[1]
@@ -88,6 +78,7 @@ def evaluate_dataset(name, table_row):
     from threadpoolctl import threadpool_limits
 
     from ufsel import AutoSelector
+    from ufsel.model_selection import MethodRecommender
 
     X, y = train_mod.load_any(name)
     X = X.toarray() if hasattr(X, "toarray") else np.asarray(X, dtype=np.float64)
@@ -96,7 +87,7 @@ def evaluate_dataset(name, table_row):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         sel = AutoSelector(random_state=0, n_resamples=0,
-                           recommender_table=_held_out_table(name)).fit(X)
+                           recommender=MethodRecommender(exclude=[name])).fit(X)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     k = int(sel.n_features_to_select_)
     v, rec = sel.verdict_, sel.recommendation_
@@ -124,7 +115,10 @@ def evaluate_dataset(name, table_row):
     return {**row, "dataset": name, "source": table_row["source"], "n": n, "d": d,
             "classes": int(np.unique(y).size), "K": int(sel.n_clusters_), "method": chosen,
             "method_K": sel.params_.get("n_clusters"), "standardize": bool(sel.params_["standardize"]),
-            "support": rec.support, "predicted_gain": rec.predicted_gain[chosen],
+            "support": rec.support, "predicted_gain": rec.predicted_gain.get(chosen, 0.0),
+            "recommended": rec.method, "recommended_gain": rec.predicted_gain[rec.method],
+            "n_relevant": sel.description_.n_relevant,
+            "relevance": None if v.relevance is None else v.relevance.to_dict(),
             "nearest": [nb["dataset"] for nb in rec.neighbours],
             "k": k, "testable": bool(v.testable), "p": float(v.p_value), "z": float(v.z_score),
             "test_passes": bool(v.p_value <= v.alpha and v.z_score > 0),
@@ -134,11 +128,22 @@ def evaluate_dataset(name, table_row):
             "best_grid": max(acc.values()), "best_method": max(sorted(acc), key=acc.get),
             "random_grid": table_row["random"], "neighbour_corr": table_row["neighbour_corr"],
             "route_wall_s": wall, "route_cpu_s": cpu,
-            "trained_on": len(_held_out_table(name).read_text().splitlines()) - 1}
+            "trained_on": len(MethodRecommender(exclude=[name]).rows)}
 
 
 def _said(r, s_min, g_min):
-    return r["test_passes"] and round(r["support"], 9) >= s_min and r["predicted_gain"] > g_min
+    """Whether the route's gate (VerdictGate) with these thresholds says "beats random"."""
+    from types import SimpleNamespace
+
+    from ufsel.model_selection import Recommendation, VerdictGate
+
+    test = SimpleNamespace(p_value=r["p"], z_score=r["z"])
+    rel = None if r.get("relevance") is None else SimpleNamespace(**r["relevance"])
+    rec = (Recommendation(r["recommended"], {r["recommended"]: r["recommended_gain"]},
+                          r["support"]) if r["method"] == r.get("recommended") else None)
+    outcome, _ = VerdictGate(min_support=s_min, min_gain=g_min).decide(
+        test, rel, rec, testable=r["testable"])
+    return outcome == "beats random"
 
 
 def _prec_recall(rows, s_min, g_min):
@@ -191,6 +196,10 @@ def summary(rows, nested, log):
     prec = f"{len(right)} of {len(said)}" + (f" ({100 * len(right) / len(said):.0f} %)" if said else "")
     rec = f"{len(right)} of {len(truth)}" + (f" ({100 * len(right) / len(truth):.0f} %)" if truth else "")
     log(f"- verdict 'beats random' (nested thresholds): precision {prec}, recall {rec}")
+    shipped = [r for r in rows if r["outcome"] == "beats random"]
+    ship_right = [r for r in shipped if r["acc_at_k"] > r["random_p90_at_k"]]
+    log(f"- verdict 'beats random' as shipped (VerdictGate's defaults, chosen before this run): "
+        f"precision {len(ship_right)} of {len(shipped)}, recall {len(ship_right)} of {len(truth)}")
     raw = [r for r in rows if r["test_passes"]]
     raw_right = [r for r in raw if r["acc_at_k"] > r["random_p90_at_k"]]
     log(f"- the held-out test alone: precision {len(raw_right)} of {len(raw)}, recall "
@@ -224,8 +233,7 @@ def table(rows, nested, half_of):
             r["dataset"], r["source"], half_of.get(r["dataset"], "-"), f"{r['n']} x {r['d']}",
             r["method"], str(r["k"]), f"{100 * r['acc_at_k']:.1f}",
             f"{100 * r['random_mean_at_k']:.1f} ({100 * r['random_p90_at_k']:.1f})",
-            "beats random" if said else ("cannot tell" if r["test_passes"] or not r["testable"]
-                                         else "no better"),
+            "beats random" if said else r["outcome"],
             "above p90" if r["acc_at_k"] > r["random_p90_at_k"] else "-",
             f"{100 * r['chosen_grid']:.1f}", f"{100 * r['best_grid']:.1f} ({r['best_method']})",
             ", ".join(r["nearest"][:3])]) + " |")

@@ -160,15 +160,13 @@ def acc_of(X, y, cols):
 
 def run_route(X, options, name):
     """The route on X; its recommender never saw the data set (the shipped table less its row)."""
-    from evaluate_pool import _held_out_table
-
     from ufsel import AutoSelector
+    from ufsel.model_selection import MethodRecommender
 
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        sel = AutoSelector(random_state=0, n_resamples=0, recommender_table=_held_out_table(name),
-                           **options).fit(X)
+        sel = AutoSelector(random_state=0, n_resamples=0, recommender=MethodRecommender(exclude=[name]), **options).fit(X)
     return sel, time.perf_counter() - t0
 
 

@@ -14,7 +14,8 @@ or ``--data-dir``), and those rows are added to (or replace) the pool's. The
 meta-features (:func:`ufsel.model_selection.meta_features`, no labels) are computed on
 each data set once and cached. The table is written, atomically, to the file
 ``AutoSelector`` reads (``src/ufsel/model_selection/recommender_table.csv``) unless
-``--out`` names another; pass that file as ``AutoSelector(recommender_table=...)``.
+``--out`` names another; pass it as ``AutoSelector(recommender=MethodRecommender(
+table=read_training_table(PATH)))``.
 """
 
 from __future__ import annotations

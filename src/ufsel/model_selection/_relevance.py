@@ -191,7 +191,7 @@ def feature_relevance(Xr, n_clusters, *, n_splits=RELEVANCE_SPLITS, alpha=RELEVA
     p = np.ones(d)
     if d >= 2 and K >= 2:
         with thread_limit(0):  # k-means on a row sample: a small problem
-            for s in range(n_splits):
+            for _ in range(n_splits):
                 perm = rng.permutation(d)
                 halves = (perm[: d // 2], perm[d // 2:])
                 seed = int(rng.randint(2**31 - 1))

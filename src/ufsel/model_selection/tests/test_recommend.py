@@ -1,6 +1,5 @@
 """The method recommender: meta-features, nearest benchmark data sets, the verdict's gate."""
 
-import csv
 import math
 
 import numpy as np
