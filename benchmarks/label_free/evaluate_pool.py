@@ -110,6 +110,18 @@ def evaluate_dataset(name, table_row):
                        "random_fewest": float(np.mean(r2))}
             else:
                 row = {"k_fewest": k2, "acc_fewest": acc_k, "random_fewest": float(np.mean(rand))}
+        # the two counts of CountRule on the chosen ranking, each against its own random
+        # subsets (for choosing the rule's cap leave-one-data-set-out)
+        order = np.argsort(sel.ranking_, kind="stable")
+        alt = {}
+        R = sel.description_.n_relevant
+        for label, kk in (("curve", None if sel.curve_ is None else int(sel.curve_.n_features)),
+                          ("relevant", R)):
+            if kk is None or not 0 < kk < d:
+                continue
+            alt[label] = {"k": int(kk), "acc": pool_mod.acc_of(X, y, order[:kk]),
+                          "random": float(np.mean(_random_accs(X, y, int(kk))))}
+        row["counts"] = alt
     acc = table_row["acc"]
     chosen = sel.method_
     return {**row, "dataset": name, "source": table_row["source"], "n": n, "d": d,
@@ -118,6 +130,10 @@ def evaluate_dataset(name, table_row):
             "support": rec.support, "predicted_gain": rec.predicted_gain.get(chosen, 0.0),
             "recommended": rec.method, "recommended_gain": rec.predicted_gain[rec.method],
             "n_relevant": sel.description_.n_relevant,
+            "similarity": getattr(sel.strategy_, "similarity", None),
+            "candidates": [{k: c[k] for k in ("method", "z_score", "relevant_hits",
+                                                "degenerate", "prior_gain")}
+                           for c in sel.candidates_],
             "relevance": None if v.relevance is None else v.relevance.to_dict(),
             "nearest": [nb["dataset"] for nb in rec.neighbours],
             "k": k, "testable": bool(v.testable), "p": float(v.p_value), "z": float(v.z_score),
@@ -129,6 +145,24 @@ def evaluate_dataset(name, table_row):
             "random_grid": table_row["random"], "neighbour_corr": table_row["neighbour_corr"],
             "route_wall_s": wall, "route_cpu_s": cpu,
             "trained_on": len(MethodRecommender(exclude=[name]).rows)}
+
+
+def all_evidence(name, table_row):
+    """Every non-provisional method of the table fitted on the data set, with its evidence
+    (z-score, relevant features among its top ones) as the route would gather it."""
+    from ufsel import AutoSelector
+    from ufsel.model_selection._route import PROVISIONAL_METHODS
+
+    X, _ = train_mod.load_any(name)
+    X = X.toarray() if hasattr(X, "toarray") else np.asarray(X, dtype=np.float64)
+    methods = [m for m in sorted(table_row["acc"]) if m not in PROVISIONAL_METHODS]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sel = AutoSelector(random_state=0, n_resamples=0, verdict=False, choice="criterion",
+                           methods=methods, candidate_n_clusters="estimate").fit(X)
+    return {"dataset": name, "n_relevant": sel.description_.n_relevant,
+            "candidates": [{k: c[k] for k in ("method", "z_score", "relevant_hits",
+                                                "degenerate")} for c in sel.candidates_]}
 
 
 def _said(r, s_min, g_min):
@@ -248,6 +282,9 @@ def main(argv=None):
     ap.add_argument("--fresh", action="store_true")
     ap.add_argument("--shard", default="0/1", help="I/N: compute every N-th data set of the "
                     "cost order from the I-th (parallel workers share the cache)")
+    ap.add_argument("--all-evidence", action="store_true",
+                    help="also record every table method's evidence on each data set (for "
+                         "choice_weights.py)")
     ap.add_argument("--cached-only", action="store_true",
                     help="report the cached rows only; list the data sets not yet measured")
     ap.add_argument("--out", default=str(OUT))
@@ -271,6 +308,9 @@ def main(argv=None):
             continue
         row = evaluate_dataset(name, rows_by[name])
         pool_mod.write_atomic(path, json.dumps(row))
+        if args.all_evidence:
+            pool_mod.write_atomic(CACHE / f"{name}.evidence.json",
+                                  json.dumps(all_evidence(name, rows_by[name])))
         print(f"{name}: {row['method']} k={row['k']} {row['outcome']} ACC {100 * row['acc_at_k']:.1f}"
               f" vs {100 * row['random_mean_at_k']:.1f} ({row['route_wall_s']:.1f} s)", flush=True)
         rows.append(row)
