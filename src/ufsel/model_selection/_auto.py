@@ -512,7 +512,7 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
             self.count_rule_ = CountRule()
             k, self.count_note_ = self.count_rule_.choose(
                 self.curve_.n_features, data.n_relevant, d,
-                smallest_testable_count(d, alpha=self.alpha))
+                smallest_testable_count(d, alpha=self.alpha), few_relevant=data.few_relevant)
             self.n_features_to_select_ = k
         else:
             self.n_features_to_select_ = self._resolve_n_features(d)

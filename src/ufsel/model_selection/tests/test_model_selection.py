@@ -514,8 +514,11 @@ def test_auto_selector_says_nothing_beats_random_on_noise():
     X = np.random.RandomState(0).standard_normal((200, 30))
     sel = select_features(X, n_resamples=0)
     assert not sel.verdict_.beats_random
-    text = sel.verdict_.summary()
-    assert "NO better than a random subset" in text and "PivotedQR" in text
+    # no feature carries structure that the others share: the verdict says so, whether
+    # the agreement test happened to pass on the held-out rows ("not shown") or not
+    assert sel.verdict_.relevance.n_relevant == 0
+    assert sel.verdict_.outcome in ("no better", "not shown")
+    assert "no feature" in sel.verdict_.summary()
 
 
 def test_adjusted_rand_matches_scikit_learn():
