@@ -4,6 +4,7 @@ from ._corrupt import occlude
 from ._load import load_dataset
 from ._loaders import DATA_ENV, list_datasets, load_mat
 from ._planted import make_planted
+from ._planted_counts import make_planted_counts, make_planted_counts_dask
 from ._planted_dask import make_planted_dask
 from ._readers import FORMATS, read_data, read_labels
 from ._scale import make_mnist70k_like, make_sparse_tfidf, shift_images
@@ -19,6 +20,8 @@ __all__ = [
     "make_mnist70k_like",
     "make_planted",
     "make_planted_clusters",
+    "make_planted_counts",
+    "make_planted_counts_dask",
     "make_planted_dask",
     "make_sparse_tfidf",
     "shift_images",
