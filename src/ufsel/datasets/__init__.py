@@ -1,5 +1,6 @@
 """Data sets: the benchmark .mat files, a user's data files, scikit-learn's built-ins, synthetic generators."""
 
+from ._anndata import anndata_matrix, write_ranking_to_anndata
 from ._corrupt import occlude
 from ._load import load_dataset
 from ._loaders import DATA_ENV, list_datasets, load_mat
@@ -14,6 +15,7 @@ from ._writers import write_data
 __all__ = [
     "DATA_ENV",
     "FORMATS",
+    "anndata_matrix",
     "list_datasets",
     "load_dataset",
     "load_mat",
@@ -30,4 +32,5 @@ __all__ = [
     "read_data",
     "read_labels",
     "write_data",
+    "write_ranking_to_anndata",
 ]

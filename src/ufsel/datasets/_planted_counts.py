@@ -42,8 +42,8 @@ def _nonzero_probability(mean, dispersion):
 
 
 def planted_counts_layout(n_features=5_000, n_markers=200, n_clusters=10, *, density=0.03,
-                          fold_change=4.0, dispersion=10.0, library_sd=0.5, gene_sd=1.0,
-                          random_state=None):
+                          fold_change=4.0, marker_mean=5.0, dispersion=10.0, library_sd=0.5,
+                          gene_sd=1.0, random_state=None):
     """The fixed part of :func:`make_planted_counts`: seed, genes' means, markers.
 
     The seed, the column order and the marker columns are those of
@@ -54,8 +54,8 @@ def planted_counts_layout(n_features=5_000, n_markers=200, n_clusters=10, *, den
 
     Parameters
     ----------
-    n_features, n_markers, n_clusters, density, fold_change, dispersion, library_sd, gene_sd, \
-random_state
+    n_features, n_markers, n_clusters, density, fold_change, marker_mean, dispersion, \
+library_sd, gene_sd, random_state
         As in :func:`make_planted_counts`.
 
     Returns
@@ -69,6 +69,7 @@ random_state
     """
     _check_real("density", density, 0.0, 1.0)
     _check_real("fold_change", fold_change, 1.0)
+    _check_real("marker_mean", marker_mean, 0.0)
     _check_real("dispersion", dispersion, 0.0)
     _check_real("library_sd", library_sd, 0.0, closed=True)
     _check_real("gene_sd", gene_sd, 0.0, closed=True)
@@ -77,6 +78,7 @@ random_state
     del layout["centres"]
     perm = layout["columns"]  # generated gene j goes to column perm[j]; markers first
     relative = np.exp(gene_sd * rng.standard_normal(n_features))
+    relative[:n_markers] *= marker_mean
     fold = np.ones((n_clusters, n_features))
     fold[np.arange(n_markers) % n_clusters, np.arange(n_markers)] = fold_change
     means = np.empty_like(fold)
@@ -199,8 +201,8 @@ def _counts_layout(n_samples, n_features, n_markers, n_clusters, dtype, **params
 
 
 def make_planted_counts(n_samples=20_000, n_features=5_000, n_markers=200, *, n_clusters=10,
-                        density=0.03, fold_change=4.0, dispersion=10.0, library_sd=0.5,
-                        gene_sd=1.0, dtype=np.float32, random_state=None):
+                        density=0.03, fold_change=4.0, marker_mean=5.0, dispersion=10.0,
+                        library_sd=0.5, gene_sd=1.0, dtype=np.float32, random_state=None):
     """Single-cell-like counts: cell types carried by marker genes, negative-binomial noise.
 
     Each cell (row) has a type, drawn uniformly among ``n_clusters``, and a size
@@ -209,7 +211,9 @@ def make_planted_counts(n_samples=20_000, n_features=5_000, n_markers=200, *, n_
     size ``dispersion`` (variance ``mean + mean^2 / dispersion``). The genes'
     relative means are log-normal (log-scale ``gene_sd``); ``n_markers`` marker
     genes are assigned to the types in turn (``n_markers / n_clusters`` each) and
-    their mean is ``fold_change`` times higher in their type. The means share one
+    their mean is ``fold_change`` times higher in their type; their mean elsewhere is
+    ``marker_mean`` times a typical gene's (markers of real data are usually well
+    expressed, and a marker too rare to be seen carries no type). The means share one
     scale, solved so that the expected fraction of non-zero counts is ``density``.
 
     The rows are generated in blocks, each from its own random stream
@@ -232,6 +236,9 @@ def make_planted_counts(n_samples=20_000, n_features=5_000, n_markers=200, *, n_
         Expected fraction of non-zero counts, in (0, 1).
     fold_change : float, default=4.0
         How much higher a marker's mean is in its own type (> 1).
+    marker_mean : float, default=5.0
+        How much higher the markers' means are than the other genes' (before
+        ``fold_change``), on average.
     dispersion : float, default=10.0
         Size of the negative binomial (smaller: more over-dispersed; Poisson in the
         limit).
@@ -266,8 +273,8 @@ def make_planted_counts(n_samples=20_000, n_features=5_000, n_markers=200, *, n_
     ((1000, 500), 'csr', (20,))
     """
     layout = _counts_layout(n_samples, n_features, n_markers, n_clusters, dtype,
-                            density=density, fold_change=fold_change, dispersion=dispersion,
-                            library_sd=library_sd, gene_sd=gene_sd, random_state=random_state)
+                            density=density, fold_change=fold_change,
+                            marker_mean=marker_mean, dispersion=dispersion, library_sd=library_sd, gene_sd=gene_sd, random_state=random_state)
     X, y = planted_counts_rows(layout, 0, int(n_samples), dtype=np.dtype(dtype))
     return X, y, layout["informative"]
 
@@ -282,8 +289,9 @@ def _chunk(block_id=None, *, bounds, layout, dtype, labels, dense):
 
 
 def make_planted_counts_dask(n_samples=1_000_000, n_features=5_000, n_markers=200, *,
-                             n_clusters=10, density=0.03, fold_change=4.0, dispersion=10.0,
-                             library_sd=0.5, gene_sd=1.0, chunks=50_000, chunk_format="csr",
+                             n_clusters=10, density=0.03, fold_change=4.0, marker_mean=5.0,
+                             dispersion=10.0, library_sd=0.5, gene_sd=1.0, chunks=50_000,
+                             chunk_format="csr",
                              dtype=np.float32, random_state=None):
     """The planted counts of :func:`make_planted_counts` as a lazy dask array.
 
@@ -295,8 +303,8 @@ def make_planted_counts_dask(n_samples=1_000_000, n_features=5_000, n_markers=20
 
     Parameters
     ----------
-    n_samples, n_features, n_markers, n_clusters, density, fold_change, dispersion, \
-library_sd, gene_sd, dtype, random_state
+    n_samples, n_features, n_markers, n_clusters, density, fold_change, marker_mean, \
+dispersion, library_sd, gene_sd, dtype, random_state
         As in :func:`make_planted_counts`.
     chunks : int, default=50_000
         Rows per chunk (the genes are one chunk).
@@ -328,7 +336,8 @@ library_sd, gene_sd, dtype, random_state
     if chunk_format not in ("csr", "dense"):
         raise ValueError(f"chunk_format={chunk_format!r} not understood, valid options are "
                          "{'csr', 'dense'}.")
-    params = dict(density=density, fold_change=fold_change, dispersion=dispersion,
+    params = dict(density=density, fold_change=fold_change, marker_mean=marker_mean,
+                  dispersion=dispersion,
                   library_sd=library_sd, gene_sd=gene_sd)
     layout = _counts_layout(n_samples, n_features, n_markers, n_clusters, dtype,
                             random_state=random_state, **params)

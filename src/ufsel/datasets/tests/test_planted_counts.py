@@ -51,7 +51,9 @@ def test_markers_are_up_in_their_own_type():
     spread = means[:, plain].max(axis=0) / means[:, plain].mean(axis=0)
     assert np.median(spread) < 1.3
     # the expected means are the layout's
-    np.testing.assert_allclose(means.mean(axis=0), layout["means"].mean(axis=0), rtol=0.25)
+    expected = layout["means"].mean(axis=0)
+    seen = expected > 0.05  # enough counts for a sample mean within 20 %
+    np.testing.assert_allclose(means.mean(axis=0)[seen], expected[seen], rtol=0.2)
 
 
 def test_row_ranges_match_the_whole_matrix():
