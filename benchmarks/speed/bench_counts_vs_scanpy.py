@@ -55,11 +55,17 @@ def _scanpy_available():
     return True
 
 
-def _params(method, n_clusters):
-    """The selectors' settings: their defaults, MCFS with the planted number of types."""
-    return {"mcfs": {"n_clusters": n_clusters, "random_state": 0},
-            "laplacianscore": {"random_state": 0},
-            "spcafs": {"random_state": 0}}.get(method, {})
+def _params(method, n_clusters, graph=None):
+    """The selectors' settings: their defaults, MCFS with the planted number of types;
+    ``graph`` (e.g. "anchor") for the selectors that have that parameter."""
+    from ufsel import get_selector
+
+    params = {"mcfs": {"n_clusters": n_clusters, "random_state": 0},
+              "laplacianscore": {"random_state": 0},
+              "spcafs": {"random_state": 0}}.get(method, {})
+    if graph and "graph" in get_selector(method)().get_params():
+        params["graph"] = graph
+    return params
 
 
 def _select(job, X):
@@ -94,7 +100,7 @@ def _select(job, X):
         return np.argsort(-score, kind="stable")[:count]
     Xt = normalize_log1p(X) if job["transform"] == "log1p" else pearson_residuals(X)
     est = get_selector(method)(n_features_to_select=count,
-                               **_params(method, job["n_clusters"])).fit(Xt)
+                               **_params(method, job["n_clusters"], job.get("graph"))).fit(Xt)
     return np.flatnonzero(est.get_support())
 
 
@@ -121,14 +127,16 @@ def jobs(args):
         out += [{**base, "kind": "scanpy", "method": m, "transform": "scanpy"}
                 for m in args.scanpy]
     out += [{**base, "kind": "score", "method": m, "transform": "counts"} for m in args.scores]
-    out += [{**base, "kind": "selector", "method": m, "transform": t}
+    graph = {"graph": args.graph} if args.graph else {}
+    out += [{**base, "kind": "selector", "method": m, "transform": t, **graph}
             for t in args.transforms for m in args.methods]
     return out
 
 
 def key(job):
     return "|".join(str(job[k]) for k in ("kind", "method", "transform", "cells", "genes",
-                                          "markers", "count", "n_clusters", "seed"))
+                                          "markers", "count", "n_clusters", "seed")
+                    if k in job) + (f"|graph={job['graph']}" if job.get("graph") else "")
 
 
 def table(rows, args):
@@ -138,7 +146,7 @@ def table(rows, args):
              "| load average |", "|---|---|---|---|---|---|---|"]
     for job, res in rows:
         name = {"scanpy": f"scanpy {job['method']}", "score": f"ufsel {job['method']}"}.get(
-            job["kind"], job["method"])
+            job["kind"], job["method"]) + (f" ({job['graph']} graph)" if job.get("graph") else "")
         if "error" in res:
             lines.append(f"| {name} | {job['transform']} | - | - | - | - | {res['error']} |")
             continue
@@ -160,6 +168,8 @@ def main(argv=None):
     p.add_argument("--transforms", nargs="*", default=list(TRANSFORMS), choices=TRANSFORMS)
     p.add_argument("--scores", nargs="*", default=list(SCORES), choices=SCORES)
     p.add_argument("--scanpy", nargs="*", default=list(SCANPY), choices=SCANPY)
+    p.add_argument("--graph", choices=("knn", "anchor"), default=None,
+                   help="graph of LaplacianScore and MCFS (default: theirs, 'auto')")
     p.add_argument("--timeout", type=int, default=3600, help="seconds per fit")
     p.add_argument("--cache", type=Path, default=RESULTS / "bench_counts_cache.json")
     p.add_argument("--rerun", action="store_true", help="ignore the cached results")
@@ -193,7 +203,7 @@ def main(argv=None):
     out = args.cache.parent / f"bench_counts_{args.cells}x{args.genes}.md"
     out.write_text(text + "\n\n`PYTHONPATH=src python benchmarks/speed/bench_counts_vs_scanpy.py "
                    f"--cells {args.cells} --genes {args.genes} --markers {args.markers} "
-                   f"--count {args.count}`\n")
+                   f"--count {args.count}{' --graph ' + args.graph if args.graph else ''}`\n")
     print("\n" + text + f"\n\n(written to {out})")
 
 
