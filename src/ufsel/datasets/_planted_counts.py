@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from scipy import sparse
@@ -13,6 +13,7 @@ from sklearn.utils import check_random_state
 
 from ..utils import import_optional
 from ._planted import planted_layout, stream_blocks
+from ._planted_dask import _check, _row_chunks
 
 __all__ = ["make_planted_counts", "make_planted_counts_dask", "planted_counts_layout",
            "planted_counts_rows"]
@@ -192,9 +193,7 @@ def planted_counts_rows(layout, start, stop, *, labels_only=False, dtype=np.floa
 
 
 def _counts_layout(n_samples, n_features, n_markers, n_clusters, dtype, **params):
-    if not (isinstance(n_samples, Integral) and not isinstance(n_samples, bool)
-            and n_samples >= 1):
-        raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}.")
+    _check("n_samples", n_samples, 1)
     if np.dtype(dtype) not in (np.dtype(np.float32), np.dtype(np.float64)):
         raise ValueError(f"dtype must be float32 or float64, got {dtype!r}.")
     return planted_counts_layout(n_features, n_markers, n_clusters, **params)
@@ -331,8 +330,7 @@ dispersion, library_sd, gene_sd, dtype, random_state
     """
     da = import_optional("dask.array", purpose="make_planted_counts_dask")
     dask_base = import_optional("dask", purpose="make_planted_counts_dask").base
-    if not (isinstance(chunks, Integral) and not isinstance(chunks, bool) and chunks >= 1):
-        raise ValueError(f"chunks must be an integer >= 1, got {chunks!r}.")
+    _check("chunks", chunks, 1)
     if chunk_format not in ("csr", "dense"):
         raise ValueError(f"chunk_format={chunk_format!r} not understood, valid options are "
                          "{'csr', 'dense'}.")
@@ -342,7 +340,7 @@ dispersion, library_sd, gene_sd, dtype, random_state
     layout = _counts_layout(n_samples, n_features, n_markers, n_clusters, dtype,
                             random_state=random_state, **params)
     dtype = np.dtype(dtype)
-    rows = (chunks,) * (n_samples // chunks) + ((n_samples % chunks,) if n_samples % chunks else ())
+    rows = _row_chunks(n_samples, chunks)
     bounds = np.concatenate([[0], np.cumsum(rows)]).tolist()
     chunk = functools.partial(_chunk, bounds=bounds, layout=layout, dtype=dtype,
                               dense=chunk_format == "dense")
