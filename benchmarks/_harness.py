@@ -107,10 +107,13 @@ def skfeature_available():
     return r.returncode == 0
 
 
-def run_job(job, *, python=None, timeout=1800):
-    """Run one job of :func:`worker_main` in a fresh process; returns its result dict or ``{"error": ...}``."""
+def run_job(job, *, python=None, timeout=1800, script=HARNESS):
+    """Run one job of :func:`worker_main` in a fresh process; returns its result dict or ``{"error": ...}``.
+
+    ``script``: another script that takes the JSON job as its one argument and prints
+    ``RESULT <json>`` the same way (its own worker)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
-    cmd = [python or sys.executable, str(HARNESS), json.dumps(job)]
+    cmd = [python or sys.executable, str(script), json.dumps(job)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=env)
     try:
@@ -260,6 +263,29 @@ def spcafs_flops(X, reps=3):
     return best
 
 
+def measure_fit(fit):
+    """Run ``fit()`` once in this (fresh) process: its result and a dict of wall and CPU
+    seconds, the load average before and after, and the peak resident memory (``VmHWM``,
+    reset first where the kernel allows: ``peak_exact``) with its increase over the
+    resident memory before the call."""
+    exact_peak = _reset_peak()
+    rss0 = _status_kib("VmRSS")
+    load0 = os.getloadavg()[0]
+    cpu0 = resource.getrusage(resource.RUSAGE_SELF)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = fit()
+    wall = time.perf_counter() - t0
+    cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+    peak = _status_kib("VmHWM")
+    return result, {
+        "wall_s": wall, "cpu_s": (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime),
+        "load_before": load0, "load_after": os.getloadavg()[0],
+        "peak_mib": peak / 1024, "peak_increase_mib": (peak - rss0) / 1024,
+        "rss_before_mib": rss0 / 1024, "peak_exact": exact_peak}
+
+
 def worker_main(job):
     """Fit ``job`` (method, data, impl, params) once and print ``RESULT <json>``."""
     X = load(job["data"])
@@ -278,22 +304,8 @@ def worker_main(job):
 
         est = get_selector(job["method"])(n_features_to_select=k, **params)
         fit = lambda: est.fit(X)  # noqa: E731
-    exact_peak = _reset_peak()
-    rss0 = _status_kib("VmRSS")
-    load0 = os.getloadavg()[0]
-    cpu0 = resource.getrusage(resource.RUSAGE_SELF)
-    t0 = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        fit()
-    wall = time.perf_counter() - t0
-    cpu1 = resource.getrusage(resource.RUSAGE_SELF)
-    peak = _status_kib("VmHWM")
-    out = {"wall_s": wall, "cpu_s": (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime),
-           "load_before": load0, "load_after": os.getloadavg()[0],
-           "peak_mib": peak / 1024, "peak_increase_mib": (peak - rss0) / 1024,
-           "rss_before_mib": rss0 / 1024, "peak_exact": exact_peak,
-           "n_samples": X.shape[0], "n_features": X.shape[1]}
+    _, out = measure_fit(fit)
+    out.update(n_samples=X.shape[0], n_features=X.shape[1])
     if job["impl"] == "ufsel":
         for attr in ("n_iter_", "solver_"):
             if hasattr(est, attr):

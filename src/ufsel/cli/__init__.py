@@ -55,13 +55,19 @@ def build_parser():
     s = sub.add_parser(
         "select", help="select features of a data file; write a ranking CSV and a JSON sidecar",
         description="Rank the features of a data file without labels. Reads CSV/TSV (header = "
-                    "feature names), .npy/.npz, Parquet, LIBSVM/svmlight and .mat. Labels, "
+                    "feature names), .npy/.npz, Parquet, LIBSVM/svmlight, .mat and AnnData "
+                    ".h5ad. Labels, "
                     "when given, only evaluate the selection afterwards.")
     src = s.add_argument_group("input")
     src.add_argument("--data", metavar="FILE", help="data file (.csv .tsv .npy .npz .parquet "
-                     ".svm .mat)")
-    src.add_argument("--format", choices=("csv", "tsv", "npy", "npz", "parquet", "svmlight", "mat"),
+                     ".svm .mat .h5ad)")
+    src.add_argument("--format", choices=("csv", "tsv", "npy", "npz", "parquet", "svmlight", "mat",
+                                          "h5ad"),
                      help="format of --data when its extension does not say")
+    src.add_argument("--layer", metavar="NAME",
+                     help="an .h5ad file's layer to select on (e.g. counts) instead of its X")
+    src.add_argument("--raw", action="store_true",
+                     help="select on an .h5ad file's .raw (matrix and gene names)")
     src.add_argument("--dataset", metavar="NAME", help="named data set (see `ufsel datasets`)")
     src.add_argument("--data-dir", help="folder of .mat files for --dataset (default: $UFSEL_DATA)")
     src.add_argument("--sep", metavar="CHAR",
@@ -87,6 +93,10 @@ def build_parser():
                      help="scale every feature to unit variance before anything else (for "
                           "features in different units); without it every method sees the "
                           "features as given")
+    sel.add_argument("--counts", choices=("none", "log1p", "pearson"), default="none",
+                     help="the data are counts (single-cell UMI counts): select on log1p of "
+                          "library-size-normalised counts (sparse kept), or on their analytic "
+                          "Pearson residuals (dense n x d); default none: as given")
     sel.add_argument("--random-state", type=int, default=0,
                      help="seed of every random choice (default 0)")
     ver = s.add_argument_group("verdict (label-free; printed and in the sidecar)")

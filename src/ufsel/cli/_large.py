@@ -58,7 +58,8 @@ def add_large_file_arguments(parser):
 #: Options of ``ufsel select`` that the large-file path does not take.
 _UNSUPPORTED = (("transform_out", "--transform-out"), ("labels", "--labels"),
                 ("label_column", "--label-column"), ("evaluate", "--evaluate"),
-                ("id_column", "--id-column"), ("stability", "--stability"))
+                ("id_column", "--id-column"), ("stability", "--stability"),
+                ("counts", "--counts"))
 
 
 def select_large_file_command(args):
@@ -76,7 +77,7 @@ def select_large_file_command(args):
                                f"--large-rows {args.large_rows:,} rows).")
         return None
     for attr, flag in _UNSUPPORTED:
-        if getattr(args, attr, None):
+        if getattr(args, attr, None) and getattr(args, attr) != "none":
             raise CommandError(f"{flag} is not available for a large file ({n:,} rows, from "
                                f"--large-rows {args.large_rows:,}); raise --large-rows to read it "
                                "whole.")

@@ -32,14 +32,16 @@ def _load(args):
     drop = _column_list(args.drop_columns)
     if args.dataset is not None:
         for flag, value in (("--format", args.format), ("--sep", args.sep),
-                            ("--id-column", args.id_column), ("--drop-columns", drop)):
+                            ("--id-column", args.id_column), ("--drop-columns", drop),
+                            ("--layer", args.layer), ("--raw", args.raw)):
             if value:
                 raise CommandError(f"{flag} applies to --data FILE only.")
         bunch = load_dataset(args.dataset, data_dir=args.data_dir, label_column=args.label_column)
         bunch.row_ids = None
     else:
         bunch = read_data(Path(args.data), format=args.format, label_column=args.label_column,
-                          sep=args.sep, drop_columns=drop, id_column=args.id_column)
+                          sep=args.sep, drop_columns=drop, id_column=args.id_column,
+                          layer=args.layer, raw=args.raw)
     if args.labels is not None and args.label_column is not None:
         raise CommandError("give --labels FILE or --label-column NAME, not both.")
     labels, labels_from = None, None
@@ -56,6 +58,23 @@ def _load(args):
         raise CommandError(f"the labels ({labels_from}) hold a single class: ACC and NMI against "
                            "them would be meaningless; drop them or fix the file.")
     return bunch, labels, labels_from
+
+
+#: ``--counts`` choice -> what the selector sees, for the summary line.
+_COUNTS = {"log1p": "log1p of library-size-normalised counts",
+           "pearson": "the counts' analytic Pearson residuals"}
+
+
+def _prepare(X, args):
+    """X as the selector sees it: ``--counts`` transform, then ``--standardize``."""
+    from ..model_selection import standardized
+    from ..preprocessing import normalize_log1p, pearson_residuals
+
+    if args.counts == "log1p":
+        X = normalize_log1p(X)
+    elif args.counts == "pearson":
+        X = pearson_residuals(X)
+    return standardized(X) if args.standardize else X
 
 
 def _column_list(text):
@@ -239,9 +258,8 @@ def _cmd_select(args):
 
     t0 = time.perf_counter()
     from ..linalg import constant_features
-    from ..model_selection import standardized as standardize
 
-    Xfit = standardize(X) if args.standardize else X
+    Xfit = _prepare(X, args)
 
     constant = np.asarray(constant_features(Xfit), dtype=bool)
     _warn_constant(constant, names)
@@ -257,6 +275,8 @@ def _cmd_select(args):
     else:
         lead = "AutoSelector chose "
     line = lead + _format_params(name, used, notes)
+    if args.counts != "none":
+        line += f" on {_COUNTS[args.counts]}"
     if standardized:
         line += " on standardized features"
     elif extras.get("standardized_by_route"):
@@ -294,8 +314,7 @@ def _cmd_select(args):
     if labels is not None:
         t0 = time.perf_counter()
         # cluster the selected columns as the selector saw them
-        evaluation = _evaluate(standardize(X) if standardized else X, labels, support,
-                               args.random_state)
+        evaluation = _evaluate(Xfit, labels, support, args.random_state)
         evaluation["standardized"] = standardized
         timings["evaluation_s"] = time.perf_counter() - t0
         _print_evaluation(evaluation, k, labels_from)
@@ -310,6 +329,7 @@ def _cmd_select(args):
         "method_requested": args.method,
         "parameters": used,
         "standardized": standardized,
+        "counts": args.counts,
         "auto": notes,
         "n_features_selected": k,
         "selected_features": [{"index": int(j), "name": names[j], "rank": int(ranking[j])}

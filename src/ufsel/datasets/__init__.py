@@ -1,9 +1,11 @@
 """Data sets: the benchmark .mat files, a user's data files, scikit-learn's built-ins, synthetic generators."""
 
+from ._anndata import anndata_matrix, write_ranking_to_anndata
 from ._corrupt import occlude
 from ._load import load_dataset
 from ._loaders import DATA_ENV, list_datasets, load_mat
 from ._planted import make_planted
+from ._planted_counts import make_planted_counts, make_planted_counts_dask
 from ._planted_dask import make_planted_dask
 from ._readers import FORMATS, read_data, read_labels
 from ._sanity import SANITY_GENERATORS, SanityCase, make_sanity_case, sanity_suite
@@ -18,12 +20,15 @@ __all__ = [
     "sanity_suite",
     "DATA_ENV",
     "FORMATS",
+    "anndata_matrix",
     "list_datasets",
     "load_dataset",
     "load_mat",
     "make_mnist70k_like",
     "make_planted",
     "make_planted_clusters",
+    "make_planted_counts",
+    "make_planted_counts_dask",
     "make_planted_dask",
     "make_sparse_tfidf",
     "shift_images",
@@ -32,4 +37,5 @@ __all__ = [
     "read_data",
     "read_labels",
     "write_data",
+    "write_ranking_to_anndata",
 ]

@@ -18,6 +18,11 @@ def _check(name, value, low):
         raise ValueError(f"{name} must be an integer >= {low}, got {value!r}.")
 
 
+def _row_chunks(n_samples, chunks):
+    """Rows per chunk: ``chunks`` each, the remainder last."""
+    return (chunks,) * (n_samples // chunks) + ((n_samples % chunks,) if n_samples % chunks else ())
+
+
 def _chunk(block_id=None, *, rows, layout, n_features, dtype, labels):
     """Chunk ``block_id``'s rows: drawn from its own stream ``default_rng((seed, b))``."""
     b = block_id[0]
@@ -83,7 +88,7 @@ def make_planted_dask(n_samples=10_000_000, n_features=100, n_informative=10, *,
     # validates n_informative and n_clusters; draws seed, centres and column order
     layout = planted_layout(n_features, n_informative, n_clusters, separation=separation,
                             random_state=random_state)
-    rows = (chunks,) * (n_samples // chunks) + ((n_samples % chunks,) if n_samples % chunks else ())
+    rows = _row_chunks(n_samples, chunks)
     chunk = functools.partial(_chunk, rows=rows, layout=layout, n_features=n_features,
                               dtype=np.dtype(dtype))
     token = dask_base.tokenize(n_samples, n_features, n_informative, n_clusters, separation,

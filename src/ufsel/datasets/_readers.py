@@ -32,6 +32,10 @@ Decisions, each applying to every format:
   with ``drop_columns``; ``id_column`` leaves one out and keeps its values
   as ``row_ids`` (CSV/TSV/Parquet).
 - **Parquet** needs pandas and pyarrow (``pip install 'ufsel[parquet]'``).
+- **AnnData** ``.h5ad`` files need anndata (``pip install 'ufsel[anndata]'``): the
+  matrix is ``X``, a named layer (``layer``) or ``.raw.X`` (``raw``), sparse kept
+  as CSR; the feature names are ``var_names``; ``label_column`` names a column of
+  ``obs``.
 - **LIBSVM/svmlight** files are read by scikit-learn's
   :func:`~sklearn.datasets.load_svmlight_file` and stay sparse (CSR);
   indices are detected as zero- or one-based (``zero_based="auto"``), and
@@ -70,6 +74,7 @@ EXTENSIONS = {
     "parquet": (".parquet", ".pq"),
     "svmlight": (".svm", ".svmlight", ".libsvm"),
     "mat": (".mat",),
+    "h5ad": (".h5ad",),
 }
 #: The formats :func:`read_data` reads.
 FORMATS = tuple(EXTENSIONS)
@@ -114,13 +119,13 @@ def _format(path, format):
 
 
 def read_data(path, *, format=None, label_column=None, name=None, sep=None, drop_columns=None,
-              id_column=None):
+              id_column=None, layer=None, raw=False):
     """Read a data file into a Bunch (see the module docstring for the rules).
 
     Parameters
     ----------
     path : path-like
-    format : {"csv", "tsv", "npy", "npz", "parquet", "svmlight", "mat"}, optional
+    format : {"csv", "tsv", "npy", "npz", "parquet", "svmlight", "mat", "h5ad"}, optional
         Default: from the extension (:data:`EXTENSIONS`).
     label_column : str, optional
         The column (CSV/TSV/Parquet) or variable (``.npz``/``.mat``) that holds
@@ -136,6 +141,10 @@ def read_data(path, *, format=None, label_column=None, name=None, sep=None, drop
     id_column : str, optional
         A CSV/TSV/Parquet column of row identifiers: not a feature, its
         values kept (as text) in the Bunch's ``row_ids``.
+    layer : str, optional
+        An ``.h5ad`` file's layer to read instead of its ``X``.
+    raw : bool, default=False
+        Read an ``.h5ad`` file's ``.raw`` (matrix and ``var_names``).
 
     Returns
     -------
@@ -165,6 +174,8 @@ def read_data(path, *, format=None, label_column=None, name=None, sep=None, drop
     drop = [str(c) for c in (drop_columns or ())]
     if id_column is not None and fmt not in ("csv", "tsv", "parquet"):
         raise ValueError(f"{path}: id_column applies to CSV/TSV/Parquet files, not {fmt}.")
+    if (layer is not None or raw) and fmt != "h5ad":
+        raise ValueError(f"{path}: layer and raw apply to .h5ad files, not {fmt}.")
     if sep is not None and fmt not in ("csv", "tsv"):
         raise ValueError(f"{path}: sep applies to CSV/TSV files, not {fmt}.")
     if sep is not None and len(sep) != 1:
@@ -189,6 +200,10 @@ def read_data(path, *, format=None, label_column=None, name=None, sep=None, drop
             b = _read_npz(path, label_column)
         elif fmt == "svmlight":
             b = _read_svmlight(path)
+        elif fmt == "h5ad":
+            from ._anndata import read_h5ad
+
+            b = read_h5ad(path, label_column=label_column, layer=layer, raw=raw)
         else:
             b = load_mat(path, label_variable=label_column)
     except UnicodeDecodeError as exc:

@@ -12,7 +12,9 @@ Each file is written atomically and readable by others
 - Parquet: one column per feature (+ the label column); needs ``ufsel[parquet]``;
 - LIBSVM/svmlight: sparse, one-based indices (LIBSVM's convention), the
   labels first on each line (0 when there are none);
-- ``.mat``: ``X`` (+ ``Y``), sparse data stay sparse.
+- ``.mat``: ``X`` (+ ``Y``), sparse data stay sparse;
+- ``.h5ad``: an AnnData (``var_names`` the feature names, the labels a column of
+  ``obs``), sparse data stay sparse; needs ``ufsel[anndata]``.
 """
 
 from __future__ import annotations
@@ -100,6 +102,10 @@ def write_data(path, data, *, feature_names=None, target=None, label_name="label
         _write_parquet(path, data, names, target, label_name, row_ids, id_name)
     elif fmt == "svmlight":
         _write_svmlight(path, data, target)
+    elif fmt == "h5ad":
+        from ._anndata import write_h5ad
+
+        write_h5ad(path, data, names, target, label_name)
     elif fmt == "mat":
         from scipy import io
 

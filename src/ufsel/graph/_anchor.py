@@ -93,18 +93,24 @@ def resolve_graph(graph, X):
     return graph
 
 
-def _dense64(A):
+def _float64(A):
+    """A (computed if a dask array) in float64: sparse stays sparse (CSR)."""
     A = A.compute() if is_dask_array(A) else A
-    A = A.toarray() if sparse.issparse(A) else np.asarray(A)
+    if sparse.issparse(A):
+        return sparse.csr_matrix(A, dtype=np.float64)
     return np.asarray(A, dtype=np.float64)
 
 
 def _nearest_landmarks(Xb, landmarks, lnorm, s):
     """Indices (n_b x s, by increasing distance, ties to the smaller index) and squared
-    distances of each row's s nearest landmarks."""
-    Xb = Xb.toarray() if sparse.issparse(Xb) else np.asarray(Xb)
-    Xb = np.asarray(Xb, dtype=np.float64)
-    d2 = np.einsum("ij,ij->i", Xb, Xb)[:, None] - 2.0 * (Xb @ landmarks.T) + lnorm[None, :]
+    distances of each row's s nearest landmarks. Sparse rows stay sparse: the distances
+    come from the sparse-dense product ``Xb @ landmarks.T``."""
+    Xb = _float64(Xb)
+    if sparse.issparse(Xb):
+        xnorm = np.asarray(Xb.multiply(Xb).sum(axis=1)).ravel()
+    else:
+        xnorm = np.einsum("ij,ij->i", Xb, Xb)
+    d2 = xnorm[:, None] - 2.0 * np.asarray(Xb @ landmarks.T) + lnorm[None, :]
     np.maximum(d2, 0.0, out=d2)
     rows = np.arange(d2.shape[0])[:, None]
     if s < d2.shape[1]:
@@ -159,9 +165,10 @@ def anchor_landmarks(X, n_anchors=N_ANCHORS, n_nearest=5, *, init="kmeans", samp
     size = min(n, sample_size)
     m = min(n_anchors, size)
     idx = np.arange(n) if size >= n else np.sort(rng.choice(n, size, replace=False))
-    S = _dense64(X if size >= n else X[idx])
+    S = _float64(X if size >= n else X[idx])  # sparse X: a sparse sample (KMeans takes CSR)
     if init == "random":
         landmarks = S[np.sort(rng.choice(size, m, replace=False))]
+        landmarks = landmarks.toarray() if sparse.issparse(landmarks) else landmarks
     else:
         km = KMeans(n_clusters=m, n_init=1, max_iter=KMEANS_MAX_ITER,
                     random_state=rng.randint(np.iinfo(np.int32).max)).fit(S)

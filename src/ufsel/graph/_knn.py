@@ -22,6 +22,7 @@ import sys
 
 import numpy as np
 from scipy import sparse
+from sklearn import config_context
 from sklearn.metrics import pairwise_distances
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
@@ -72,6 +73,9 @@ _nndescent_notice_shown = False
 APPROX_NEIGHBORS_MIN_SAMPLES = 50_000
 #: ... and only for more than this many features (k-d trees are fast below).
 APPROX_NEIGHBORS_MIN_FEATURES = 20
+#: Memory (MiB) of the exact search's blocks of distances (scikit-learn's
+#: ``working_memory``, 1024 by default).
+KNN_WORKING_MEMORY_MIB = 64
 
 
 def resolve_neighbors_algorithm(algorithm, X):
@@ -238,7 +242,10 @@ def _knn_search(X, n_neighbors, metric, algorithm, how, n_jobs, random_state, in
     extra = 1 if n_neighbors < n - 1 else 0  # one more, to see a tie at the boundary
     nn = NearestNeighbors(n_neighbors=n_neighbors + extra, metric=metric, algorithm=backend,
                           n_jobs=n_jobs).fit(X)
-    dist, ind = nn.kneighbors(return_distance=True)
+    # the brute search's distance blocks: scikit-learn's 1 GiB default, plus the sparse
+    # product behind each block for sparse X, is several times X itself
+    with config_context(working_memory=KNN_WORKING_MEMORY_MIB):
+        dist, ind = nn.kneighbors(return_distance=True)
     return _ties_to_smaller_index(X, dist, ind, n_neighbors, metric)
 
 

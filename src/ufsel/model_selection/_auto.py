@@ -16,6 +16,7 @@ from sklearn.utils.validation import validate_data
 
 from .._registry import get_selector
 from ..base import RankingSelectorMixin
+from ..datasets._anndata import anndata_matrix, is_anndata
 from ..graph import reuse_neighbor_searches
 from ..linalg import column_mean_var, constant_features
 from ._criteria import CRITERIA, DEFAULT_CRITERION, _standardize, make_criterion
@@ -374,8 +375,11 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The data; no labels are used.
+        X : {array-like, sparse matrix, anndata.AnnData} of shape (n_samples, n_features)
+            The data; no labels are used. An AnnData gives its ``X`` and its
+            ``var_names`` as the feature names (``feature_names_in_``); for a
+            layer or ``.raw``, pass
+            ``ufsel.datasets.anndata_matrix(adata, layer=...)[0]``.
         y : None
             Ignored.
 
@@ -384,8 +388,13 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
         self : object
             The fitted selector.
         """
+        names = None
+        if is_anndata(X):
+            X, names = anndata_matrix(X)
         X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, order="F",
                           ensure_min_samples=4, ensure_min_features=2)
+        if names is not None:
+            self.feature_names_in_ = names
         for m in self.methods or ():
             get_selector(m)  # raises with the valid options for an unknown name
         # the cluster-count estimate and the graph-based candidates search X's neighbours
@@ -594,8 +603,9 @@ def select_features(X, **kwargs):
 
     Parameters
     ----------
-    X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        The data; no labels are used.
+    X : {array-like, sparse matrix, anndata.AnnData} of shape (n_samples, n_features)
+        The data; no labels are used (an AnnData: its ``X``, with ``var_names`` as
+        the feature names).
     **kwargs : dict
         :class:`AutoSelector`'s parameters (``random_state`` defaults to 0, as
         in ``ufsel select``).

@@ -23,6 +23,7 @@ EXTRAS = {
     "pandas": "parquet",
     "pyarrow": "parquet",
     "pyarrow.parquet": "parquet",
+    "anndata": "anndata",
 }
 
 

@@ -214,6 +214,11 @@ def validate_dask_array(X, min_samples, owner, *, float32=False):
         )
     if X.dtype.kind not in "biuf":
         raise ValueError(f"{owner} needs numeric input, got a dask array of dtype {X.dtype}.")
+    if sparse.issparse(getattr(X, "_meta", None)):
+        raise TypeError(
+            f"{owner} needs a dask array of dense chunks, got scipy.sparse chunks; convert "
+            "them with X.map_blocks(lambda b: b.toarray()), or pass CSR in memory."
+        )
     check_n_samples(X.shape, min_samples, owner)
     dtype = np.float32 if float32 and X.dtype == np.float32 else np.float64
     X = X.astype(dtype).rechunk({1: -1})

@@ -175,7 +175,7 @@ def test_unknown_format_names_the_readable_ones(tmp_path):
         read_data(p, format="excel")
     with pytest.raises(FileNotFoundError):
         read_data(tmp_path / "missing.csv")
-    assert set(FORMATS) == {"csv", "tsv", "npy", "npz", "parquet", "svmlight", "mat"}
+    assert set(FORMATS) == {"csv", "tsv", "npy", "npz", "parquet", "svmlight", "mat", "h5ad"}
 
 
 def test_load_dataset_routes_paths_and_refuses_wrong_data_dirs(tmp_path, monkeypatch):

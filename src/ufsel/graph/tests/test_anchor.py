@@ -173,3 +173,18 @@ def test_auto_keeps_the_knn_graph_for_sparse_data():
     big = sparse.random(ANCHOR_GRAPH_MIN_SAMPLES, 3, density=0.1, format="csr", random_state=0)
     assert resolve_graph("auto", big) == "knn"
     assert resolve_graph("anchor", big) == "anchor"
+
+
+def test_sparse_x_stays_sparse_and_gives_the_dense_graph():
+    from ufsel.datasets import make_planted_counts
+
+    X, _, _ = make_planted_counts(600, 80, 8, n_clusters=3, density=0.1, random_state=0)
+    X = sparse.csr_matrix(X, dtype=np.float64)
+    for init in ("random", "kmeans"):
+        gs = anchor_graph(X, 40, 5, init=init, random_state=0)
+        gd = anchor_graph(X.toarray(), 40, 5, init=init, random_state=0)
+        if init == "random":  # the same sampled rows: the same graph
+            np.testing.assert_allclose(gs.Z.toarray(), gd.Z.toarray(), atol=1e-10)
+            np.testing.assert_allclose(gs.laplacian_quadratic(), gd.laplacian_quadratic(),
+                                       rtol=1e-8)
+        assert gs.Z.shape == (600, 40) and gs.landmarks.shape == (40, 80)
