@@ -399,8 +399,10 @@ def test_more_components_than_requested_eigenvectors_is_determined_by_the_graph(
                                    atol=1e-9 * np.abs(a.scores_).max())
     if cls is MCFS:  # the whole eigenspace: one column per component beyond the first
         assert a.embedding_.shape[1] == 7
-    if cls is EVSC:  # both eigenvalues used are the exact 0 of the extra components
-        assert np.all(a.scores_ == 0) and np.all(a.eigenvalues_ == 0)
+    if cls is EVSC:  # both eigenvalues used are the exact 0 of the extra components: the
+        # components are the clusters, and the features score their share between them
+        assert np.all(a.eigenvalues_ == 0) and a.component_scores_
+        assert np.all((a.scores_ >= 0) & (a.scores_ <= 1)) and np.ptp(a.scores_) > 0
         with pytest.warns(UserWarning, match="8 connected components"):
             cls(4, **kw).fit(X)
 

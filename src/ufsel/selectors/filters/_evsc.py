@@ -71,6 +71,22 @@ def eigenvalue_sensitivity(X, W, Y, lambdas, t):
     return out
 
 
+def _between_component_share(X, W):
+    """Each feature's share of variance between the connected components of W."""
+    from scipy.sparse.csgraph import connected_components
+
+    from ...linalg import column_mean_var
+
+    _, labels = connected_components(W, directed=False)
+    n = X.shape[0]
+    counts = np.bincount(labels).astype(np.float64)
+    onehot = sparse.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(counts.size, n))
+    means = np.asarray(onehot @ X) / counts[:, None]
+    mean, var = column_mean_var(X)
+    between = (counts[:, None] * (means - mean) ** 2).sum(axis=0) / n
+    return np.where(var > 0, between / np.where(var > 0, var, 1.0), 0.0)
+
+
 class EVSC(BaseSelector):
     """Eigenvalue-sensitive feature scores (EVSC), after Jiang and Ren, ICML 2011.
 
@@ -109,6 +125,10 @@ class EVSC(BaseSelector):
     sensitivities_ : ndarray of shape (max(n_clusters - 1, 1), n_features)
         ``d lambda_k / d w_l`` for the non-trivial eigenvalues used.
     eigenvalues_ : ndarray of shape (max(n_clusters - 1, 1),)
+        The eigenvalues used (0 for those of extra connected components).
+    component_scores_ : bool
+        True when every eigenvalue used was such a 0, so that the scores are the
+        features' between-component shares of variance (see Notes).
     {selector_attributes}
 
     See Also
@@ -146,7 +166,11 @@ class EVSC(BaseSelector):
     - On a graph with m > 1 connected components lambda = 0 is repeated m times;
       those eigenvalues cannot move under feature weights (every edge stays inside its
       component), so their sensitivity is set to its exact value, 0. When all c - 1
-      are such, every score is 0 and a UserWarning says so.
+      are such, the graph's components are the clusters (the easiest data there
+      is), and the sensitivities say nothing: the components are then taken as
+      the clusters they are, and each feature scores its between-component share
+      of variance, ``sum_c n_c (mean_c - mean)^2 / sum_i (x_i - mean)^2`` (in
+      [0, 1]; ``component_scores_`` is True). A UserWarning says so.
     - The sum is signed, not absolute: the generalised eigenvalues do not change
       under a uniform rescaling of W, so a feature whose squared differences are
       unrelated to the clusters has sensitivities near 0 of either sign, and
@@ -215,13 +239,15 @@ class EVSC(BaseSelector):
         n_null = min(n_components - 1, lam.size)
         lam[:n_null] = 0.0
         sens[:n_null] = 0.0
-        if n_null == lam.size:
+        self.eigenvalues_ = lam
+        self.sensitivities_ = sens
+        self.component_scores_ = bool(n_null == lam.size)
+        if self.component_scores_:
             warnings.warn(
                 f"{name}: the {self.n_neighbors}-NN graph has {n_components} connected components, "
                 f"so all {lam.size} eigenvalues EVSC uses (n_clusters - 1) are 0 and no feature "
-                "can move them: every score is 0. Use more neighbours (n_neighbors) or fewer "
-                "clusters.",
+                "can move them; the components are taken as the clusters and each feature "
+                "scores its between-component share of variance.",
                 UserWarning, stacklevel=3)
-        self.eigenvalues_ = lam
-        self.sensitivities_ = sens
+            return _between_component_share(X, W)
         return -self.sensitivities_.sum(axis=0)
