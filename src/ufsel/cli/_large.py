@@ -92,7 +92,8 @@ def select_large_file_command(args):
                             standardize=args.standardize, format=args.format,
                             drop_columns=drop, sample_rows=args.sample_rows,
                             dask_scheduler=args.dask, random_state=args.random_state,
-                            progress=not args.no_progress)
+                            progress=not args.no_progress,
+                            verdict_on_sample=not args.no_verdict)
     where = f" on the Dask cluster at {res.dask_scheduler}" if res.dask_scheduler else ""
     print(f"Read {args.data}: {res.n_samples:,} samples x {res.n_features} features "
           f"({res.format}, large file: choices on a sample of {res.sample_rows:,} rows, "
@@ -103,6 +104,9 @@ def select_large_file_command(args):
     order = write_ranking_csv(args.out, names, ranking, res.scores, support, res.constant)
     print(f"{int(support.sum())} of {res.n_features} features selected; ranking written to "
           f"{args.out}")
+    verdict = None if args.no_verdict else res.verdict
+    if verdict is not None:
+        print(f"Judged on the {res.sample_rows:,}-row sample: {verdict.summary()}")
     from ..benchmark._cache import to_jsonable
     from ..utils import atomic_write_text
 
@@ -120,6 +124,8 @@ def select_large_file_command(args):
         constant_features=[names[j] for j in np.flatnonzero(res.constant)],
         outputs={"ranking": str(args.out)},
         timing_s=res.timing_s,
+        **({"verdict": None} if verdict is None else
+           {**verdict.to_dict(), "verdict_judged_on": f"a sample of {res.sample_rows} rows"}),
     )
     sidecar = Path(f"{args.out}.json")
     atomic_write_text(sidecar, json.dumps(to_jsonable(meta), indent=2) + "\n")

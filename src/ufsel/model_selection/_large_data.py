@@ -90,7 +90,7 @@ def file_rows(path, format=None):
 def select_large_file(path, *, method="auto", n_features="auto", n_clusters=None, params=None,
                       standardize=False, format=None, drop_columns=(),
                       sample_rows=SAMPLE_ROWS, dask_scheduler=None, random_state=0,
-                      progress=True):
+                      progress=True, verdict_on_sample=True):
     """Feature selection on a large .npy or Parquet file, in bounded memory.
 
     The decisions are made on a uniform sample of ``sample_rows`` rows: with
@@ -133,6 +133,10 @@ def select_large_file(path, *, method="auto", n_features="auto", n_clusters=None
     progress : bool, default=True
         Show the rows read and the steps on stderr (tqdm when installed, else
         plain lines).
+    verdict_on_sample : bool, default=True
+        Judge a named method's selection on the sample as the automatic route
+        judges its own (:func:`assess_selection`, held out); with
+        ``method="auto"`` the route's own verdict, also on the sample, is kept.
 
     Returns
     -------
@@ -142,6 +146,7 @@ def select_large_file(path, *, method="auto", n_features="auto", n_clusters=None
         ``constant`` (constant columns), ``feature_names``, ``n_samples``,
         ``n_features``, ``format``, ``sample_rows``, ``decisions`` (how each
         value was chosen), ``auto`` (the :class:`AutoSelector` fitted on the
+        sample, or None), ``verdict`` (the :class:`Verdict` judged on the
         sample, or None), ``dask_scheduler`` and ``timing_s``.
     """
     from .._registry import get_selector
@@ -226,7 +231,20 @@ def select_large_file(path, *, method="auto", n_features="auto", n_clusters=None
     finally:
         bar.close()
     ranking = np.asarray(est.ranking_)
-    return Bunch(selector=est, method=cls.__name__, params=est.get_params(deep=False),
+    verdict = None if auto is None else auto.verdict_
+    if verdict is None and verdict_on_sample and k < d:
+        # the named method's selection judged as the route judges its own: the procedure
+        # refitted on half the sample, tested on the other half
+        from ._verdict import assess_selection
+
+        t0 = time.perf_counter()
+        Ss = _standardize_sample(S) if standardize else S
+        verdict = assess_selection(Ss, np.arange(k), estimator=cls(n_features_to_select=k,
+                                                                   **chosen),
+                                   method=cls.__name__, held_out=Ss.shape[0] >= 20,
+                                   random_state=random_state)
+        timings["verdict_s"] = time.perf_counter() - t0
+    return Bunch(verdict=verdict,selector=est, method=cls.__name__, params=est.get_params(deep=False),
                  n_features_to_select=int(est.n_features_to_select_), ranking=ranking,
                  scores=np.asarray(est.scores_, dtype=np.float64),
                  support=np.asarray(est.get_support()), constant=np.asarray(constant),

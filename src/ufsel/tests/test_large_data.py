@@ -116,7 +116,12 @@ def test_cli_large_file(npy_file, parquet_file, planted, tmp_path, capsys):
     assert top == informative
     meta = json.loads(out.with_name("rank.csv.json").read_text())
     assert meta["input"]["large_file"] and meta["input"]["sample_rows"] == 500
-    assert "large file" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "large file" in printed
+    # the large-file path gives the in-memory path's verdict, judged on its sample
+    assert "Judged on the 500-row sample: LaplacianScore selected 4 features" in printed
+    assert meta["verdict_details"]["outcome"] == "beats random"
+    assert meta["verdict_judged_on"] == "a sample of 500 rows"
     out2 = tmp_path / "rank2.csv"
     assert main(["select", "--data", str(parquet_file), "--drop-columns", "label",
                  "--method", "maxvariance", "--n-features", "4", "--large-rows", "1000",
