@@ -85,6 +85,13 @@ def test_resolve_graph():
     assert resolve_graph("anchor", small) == "anchor"
     with pytest.raises(ValueError, match="not understood"):
         resolve_graph("full", small)
+    # a method's own neighbourhood graphs (RSFS): its first is "auto"'s small-n choice
+    own = ("local_kernel", "heat")
+    assert resolve_graph("auto", small, neighbor_graphs=own) == "local_kernel"
+    assert resolve_graph("heat", small, neighbor_graphs=own) == "heat"
+    assert resolve_graph("auto", big, neighbor_graphs=own) == "anchor"
+    with pytest.raises(ValueError, match="not understood"):
+        resolve_graph("knn", small, neighbor_graphs=own)
 
 
 def test_laplacian_score_on_anchor_graph_is_the_score_of_w(data):
@@ -167,6 +174,23 @@ def test_rsfs_on_anchor_graph_finds_the_clusters(data):
     sel = RSFS(3, n_clusters=2, graph="anchor", n_anchors=60, random_state=0).fit(data)
     assert np.all(np.isfinite(sel.objective_))
     assert set(np.flatnonzero(sel.get_support())) >= {1, 4}
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_rsfs_auto_takes_the_papers_graph_below_the_threshold_and_the_anchor_graph_above(
+        data, monkeypatch):
+    from ufsel import RSFS
+    from ufsel.graph import _anchor
+
+    params = {"n_clusters": 2, "n_anchors": 60, "random_state": 0, "max_iter": 5, "tol": 0.0}
+    auto = RSFS(3, **params).fit(data)
+    paper = RSFS(3, graph="local_kernel", **params).fit(data)
+    np.testing.assert_array_equal(auto.scores_, paper.scores_)
+    monkeypatch.setattr(_anchor, "ANCHOR_GRAPH_MIN_SAMPLES", data.shape[0])
+    auto = RSFS(3, **params).fit(data)
+    anchor = RSFS(3, graph="anchor", **params).fit(data)
+    np.testing.assert_array_equal(auto.scores_, anchor.scores_)
+    assert not np.array_equal(auto.scores_, paper.scores_)
 
 
 def test_auto_keeps_the_knn_graph_for_sparse_data():
