@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from scipy import linalg, sparse
+from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import InvalidParameterError
 
 from ufsel import MCFS, LaplacianScore
@@ -107,9 +108,22 @@ def test_laplacian_score_on_anchor_graph_is_the_score_of_w(data):
 def test_mcfs_on_anchor_graph_regresses_its_embedding(data):
     sel = MCFS(3, n_clusters=2, graph="anchor", n_anchors=60, random_state=0).fit(data)
     Y = sel.embedding_
-    scores, _ = mcfs_scores(data, Y, [3])
+    # each eigenvector's vote weighted by 1 - lambda_k, its Rayleigh quotient on L = I - W
+    weights = 1.0 - np.einsum("ik,ik->k", Y, Y - dense_w(anchor_graph(
+        data, 60, 5, random_state=check_random_state(0))) @ Y)
+    scores, _ = mcfs_scores(data, Y, [3], weights=weights)
     np.testing.assert_allclose(sel.scores_, scores[0], rtol=1e-8, atol=1e-12)
     assert set(np.flatnonzero(sel.get_support())) >= {1, 4}
+
+
+def test_mcfs_on_anchor_graph_keeps_the_noise_eigenvector_out():
+    # 4 separated clusters: 3 cluster eigenvectors, and the 4th (K = n_clusters) in the
+    # anchor graph's bulk, whose LARS path on noise features must not outvote the planted
+    from ufsel.datasets import make_planted
+
+    X, _, informative = make_planted(6000, 30, 4, n_clusters=4, random_state=0)
+    sel = MCFS(4, n_clusters=4, graph="anchor", n_anchors=100, random_state=0).fit(X)
+    np.testing.assert_array_equal(np.flatnonzero(sel.get_support()), informative)
 
 
 @pytest.mark.parametrize("cls", [LaplacianScore, MCFS])
