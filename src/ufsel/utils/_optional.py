@@ -92,13 +92,7 @@ def persist_dask(*arrays):
     arrays : tuple
         In the given order.
     """
-    lazy = [i for i, A in enumerate(arrays) if is_dask_array(A)]
-    out = list(arrays)
-    if lazy:
-        dask = import_optional("dask", purpose="Computing on a dask array")
-        for i, A in zip(lazy, dask.persist(*(arrays[i] for i in lazy))):
-            out[i] = A
-    return tuple(out)
+    return tuple(_on_dask_ones("persist", arrays))
 
 
 def compute_floats(*values):
@@ -114,10 +108,16 @@ def compute_floats(*values):
     floats : list of float
         In the given order.
     """
+    return [float(v) for v in _on_dask_ones("compute", values)]
+
+
+def _on_dask_ones(how, values):
+    """``values`` as a list, its dask arrays replaced by ``dask.persist`` or
+    ``dask.compute`` of all of them in one call."""
     lazy = [i for i, v in enumerate(values) if is_dask_array(v)]
     out = list(values)
     if lazy:
         dask = import_optional("dask", purpose="Computing on a dask array")
-        for i, v in zip(lazy, dask.compute(*(values[i] for i in lazy))):
+        for i, v in zip(lazy, getattr(dask, how)(*(values[i] for i in lazy))):
             out[i] = v
-    return [float(v) for v in out]
+    return out
