@@ -3,7 +3,7 @@
 One command::
 
     PYTHONPATH=src OMP_NUM_THREADS=1 python benchmarks/speed/bench_dask_scale.py \
-        [--n-samples 10000000] [--methods maxvariance pivotedqr laplacianscore mcfs spcafs] \
+        [--n-samples 10000000] [--methods maxvariance pivotedqr laplacianscore spec mcfs spcafs ndfs rsfs] \
         [--memory-limit 2GB] [--check-rows 200000] [--output dask_scale.csv]
 
 The data: :func:`ufsel.datasets.make_planted_dask`, n x 100 float32, 10 planted
@@ -35,8 +35,12 @@ METHODS = {
     "maxvariance": ("MaxVariance", {}),
     "pivotedqr": ("PivotedQR", {}),
     "laplacianscore": ("LaplacianScore", {"random_state": 0}),
+    "spec": ("SPEC", {"n_clusters": 10, "random_state": 0}),
     "mcfs": ("MCFS", {"n_clusters": 10, "random_state": 0}),
     "spcafs": ("SPCAFS", {"n_components": 10}),
+    # iterative: F, X W (and RSFS's Z) persisted on the workers, (3 c + 2 s) x 8 bytes a row
+    "ndfs": ("NDFS", {"n_clusters": 10, "random_state": 0}),
+    "rsfs": ("RSFS", {"n_clusters": 10, "random_state": 0}),
 }
 
 

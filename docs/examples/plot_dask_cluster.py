@@ -3,9 +3,10 @@ Selection on a Dask cluster
 ===========================
 
 Data too large for one machine's memory live in a :class:`dask.array.Array`, in blocks of
-rows spread over a cluster's workers. Six selectors accept one (MaxVariance, PivotedQR,
-LaplacianScore, SPEC, MCFS and SPCAFS): each reduces the blocks to d-sized, d x d or
-landmark-sized statistics, and the graph-based ones use an anchor graph, linear in the
+rows spread over a cluster's workers. Eight selectors accept one (MaxVariance, PivotedQR,
+LaplacianScore, SPEC, MCFS, NDFS, RSFS and SPCAFS): each reduces the blocks to d-sized,
+d x d or landmark-sized statistics (NDFS and RSFS keep their n x c iterates in blocks
+on the workers), and the graph-based ones use an anchor graph, linear in the
 number of rows (see :doc:`/guide/sparse_large_dask`). Here a small :class:`~distributed.LocalCluster`
 stands in for a real one, and :func:`ufsel.datasets.make_planted_dask` generates the data
 lazily: 10 of the 30 features carry the clusters, and each block is generated on the

@@ -28,7 +28,7 @@ from scipy.sparse import linalg as splinalg
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 
-from ..utils import import_optional, is_dask_array
+from ..utils import import_optional, is_dask_array, persist_dask
 from ._spectral import _sign_flip
 
 __all__ = [
@@ -62,34 +62,44 @@ KMEANS_MAX_ITER = 20
 BLOCK_ROWS = 8192
 
 
-def resolve_graph(graph, X):
-    """``"knn"`` or ``"anchor"``: the graph that ``graph`` selects for X.
+def resolve_graph(graph, X, *, neighbor_graphs=("knn",)):
+    """The graph that ``graph`` selects for X: ``"anchor"`` or one of ``neighbor_graphs``.
 
     ``"auto"`` gives the anchor graph for a dask array and for a dense array of
-    at least :data:`ANCHOR_GRAPH_MIN_SAMPLES` samples, the k-NN graph otherwise
-    (sparse X keeps the k-NN graph: dense landmarks in its many dimensions would
-    cost more than its neighbour search). A dask array never gets the k-NN graph
-    (its exact search is quadratic in n).
+    at least :data:`ANCHOR_GRAPH_MIN_SAMPLES` samples, the method's own
+    neighbourhood graph (``neighbor_graphs[0]``) otherwise (sparse X keeps it:
+    dense landmarks in its many dimensions would cost more than its neighbour
+    search). A dask array never gets a neighbourhood graph (its exact search is
+    quadratic in n).
 
     Parameters
     ----------
-    graph : {"auto", "knn", "anchor"}
-        The requested graph.
+    graph : str
+        The requested graph: ``"auto"``, ``"anchor"`` or one of ``neighbor_graphs``.
     X : {ndarray, sparse matrix, dask array} of shape (n_samples, n_features)
         The data.
+    neighbor_graphs : tuple of str, default=("knn",)
+        The method's graphs built from each sample's nearest neighbours, its
+        default first (RSFS: ``("local_kernel", "heat")``).
+
+    Returns
+    -------
+    graph : str
+        ``"anchor"`` or one of ``neighbor_graphs``.
     """
-    if graph not in GRAPHS:
-        raise ValueError(f"graph={graph!r} not understood, valid options are {set(GRAPHS)}.")
+    valid = ("auto", *neighbor_graphs, "anchor")
+    if graph not in valid:
+        raise ValueError(f"graph={graph!r} not understood, valid options are {set(valid)}.")
     if is_dask_array(X):
-        if graph == "knn":
+        if graph in neighbor_graphs:
             raise ValueError(
-                "graph='knn' needs the data in memory (an exact k-NN graph takes n^2 "
+                f"graph={graph!r} needs the data in memory (its neighbour search takes n^2 "
                 "distances); on a dask array use graph='anchor' or 'auto', or X.compute()."
             )
         return "anchor"
     if graph == "auto":
         big = X.shape[0] >= ANCHOR_GRAPH_MIN_SAMPLES and not sparse.issparse(X)
-        return "anchor" if big else "knn"
+        return "anchor" if big else neighbor_graphs[0]
     return graph
 
 
@@ -202,6 +212,24 @@ def _block_z(ind, w, m):
                              shape=(n_b, m))
 
 
+def _packed_block_z(iw, m):
+    """A block's Z from its packed ``[indices, weights]`` rows (n_b x 2 s, float64)."""
+    s = iw.shape[1] // 2
+    return _block_z(iw[:, :s].astype(np.intp), iw[:, s:], m)
+
+
+class _DaskOperator:
+    """A linear map applied as ``op @ F`` to a dask array F of shape (n, c) chunked like X
+    (the anchor graph's Laplacian and its parts, for a dask X)."""
+
+    def __init__(self, shape, apply):
+        self.shape = shape
+        self._apply = apply
+
+    def __matmul__(self, F):
+        return self._apply(F)
+
+
 def _block_stats(Xb, Zb):
     """One block's contribution to the anchor graph's reductions, flattened:
     ``Z^T 1`` (m), ``Z^T Z`` (m x m), ``Z^T X`` (m x d), ``colsum X``, ``colsum X^2``."""
@@ -272,6 +300,7 @@ class AnchorGraph:
         self.col_sum, self.col_sq = parts[3], parts[4]
         self.Z = Z
         self._X = X  # a dask array, for lazy embeddings
+        self._weights = None  # its packed landmarks and weights, once persisted
 
     @property
     def degree(self):
@@ -388,16 +417,22 @@ class AnchorGraph:
         ``W`` is applied as ``Z (Lambda^{-1} (Z^T F))`` (O(n s c) per n x c block),
         never formed.
 
+        For a dask X the three are operators on n x c dask arrays chunked like X
+        (``op @ F``): each sample's landmarks and weights are computed once, in one
+        blockwise pass, and kept on the workers (an n x 2s array), and ``W F`` is
+        ``Z_b (Lambda^{-1} (Z^T F))`` block by block after the m x c reduction
+        ``Z^T F``.
+
         Returns
         -------
-        L : scipy.sparse.linalg.LinearOperator of shape (n, n)
-        L_diag : scipy.sparse.dia_matrix of shape (n, n)
+        L : LinearOperator of shape (n, n)
+        L_diag : scipy.sparse.dia_matrix of shape (n, n), or an operator for a dask X
             ``diag(L)``, non-negative.
-        L_off : scipy.sparse.linalg.LinearOperator of shape (n, n)
+        L_off : LinearOperator of shape (n, n)
             ``diag(L) - L = W - diag(W)``, non-negative entries.
         """
         if self.Z is None:
-            raise ValueError("laplacian_operators needs the in-memory Z (X not a dask array).")
+            return self._dask_laplacian_operators()
         Z, Zt, inv = self.Z, self.Z.T.tocsr(), self._inv_degree(1.0)
         n = self.n_samples
         wdiag = np.asarray(Z.multiply(Z) @ inv).ravel()
@@ -424,6 +459,51 @@ class AnchorGraph:
                                         rmatmat=off, dtype=np.float64)
         return L, sparse.diags(1.0 - wdiag), L_off
 
+    def _dask_weights(self):
+        """Each sample's landmarks and weights, ``[indices, weights]`` (n x 2s, float64,
+        chunked like X), persisted on first use."""
+        if self._weights is None:
+            landmarks, bandwidth, s = self.landmarks, self.bandwidth, self.n_nearest
+            lnorm = np.einsum("ij,ij->i", landmarks, landmarks)
+
+            def block(Xb):
+                return np.hstack(_anchor_weights(Xb, landmarks, lnorm, s, bandwidth))
+
+            packed = self._X.map_blocks(block, chunks=(self._X.chunks[0], (2 * s,)),
+                                        dtype=np.float64)
+            (self._weights,) = persist_dask(packed)
+        return self._weights
+
+    def _dask_laplacian_operators(self):
+        da = import_optional("dask.array", purpose="An anchor graph of a dask array")
+        IW, inv = self._dask_weights(), self._inv_degree(1.0)
+        m, n = self.ZtZ.shape[0], self.n_samples
+
+        def wdiag_block(iw):
+            Zb = _packed_block_z(iw, m)
+            return np.asarray(Zb.multiply(Zb) @ inv).ravel()
+
+        wdiag = IW.map_blocks(wdiag_block, drop_axis=1, dtype=np.float64)
+
+        def w_dot(F):
+            F = F.rechunk({0: IW.chunks[0], 1: -1})
+            c = F.shape[1]
+
+            def zt(iw, Fb):
+                return np.asarray(_packed_block_z(iw, m).T @ Fb).reshape(1, m * c)
+
+            ZtF = da.map_blocks(zt, IW, F, chunks=((1,) * IW.numblocks[0], (m * c,)),
+                                dtype=np.float64).sum(axis=0).compute().reshape(m, c)
+            P = inv[:, None] * ZtF
+            return IW.map_blocks(lambda iw: np.asarray(_packed_block_z(iw, m) @ P),
+                                 chunks=(IW.chunks[0], (c,)), dtype=np.float64)
+
+        shape = (n, n)
+        L = _DaskOperator(shape, lambda F: F - w_dot(F))
+        L_diag = _DaskOperator(shape, lambda F: (1.0 - wdiag)[:, None] * F)
+        L_off = _DaskOperator(shape, lambda F: w_dot(F) - wdiag[:, None] * F)
+        return L, L_diag, L_off
+
     def embed(self, C):
         """``Z C``: an ndarray for in-memory X, a dask array chunked like X otherwise.
 
@@ -439,11 +519,16 @@ class AnchorGraph:
         if self.Z is not None:
             return np.asarray(self.Z @ C)
         landmarks, bandwidth, s = self.landmarks, self.bandwidth, self.n_nearest
+        m = landmarks.shape[0]
+        if self._weights is not None:  # already on the workers
+            return self._weights.map_blocks(
+                lambda iw: np.asarray(_packed_block_z(iw, m) @ C),
+                chunks=(self._weights.chunks[0], (C.shape[1],)), dtype=np.float64)
         lnorm = np.einsum("ij,ij->i", landmarks, landmarks)
 
         def block(Xb):
             return np.asarray(_block_z(*_anchor_weights(Xb, landmarks, lnorm, s, bandwidth),
-                                       landmarks.shape[0]) @ C)
+                                       m) @ C)
 
         return self._X.map_blocks(block, chunks=(self._X.chunks[0], (C.shape[1],)),
                                   dtype=np.float64)

@@ -5,7 +5,11 @@
 # __all__).
 from ._eigen import DENSE_EIGH_MAX, amg_preconditioner, partial_eigh
 from ._eigen import DENSE_SMALLEST_MAX as DENSE_SMALLEST_MAX
+from ._indicator import KMEANS_SAMPLE_ROWS as KMEANS_SAMPLE_ROWS
+from ._indicator import indicator_blocks as indicator_blocks
 from ._indicator import kmeans_indicator, scaled_indicator
+from ._indicator import kmeans_labels as kmeans_labels
+from ._indicator import label_counts as label_counts
 from ._ky_fan import (
     KyFanStep,
     centered_row_space,

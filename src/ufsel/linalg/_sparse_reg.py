@@ -118,13 +118,15 @@ def soft_threshold(E, tau):
 
     Parameters
     ----------
-    E : ndarray
+    E : {ndarray, dask array}
         The input.
     tau : float
         The threshold, non-negative.
     """
     # E - clip(E, -tau, tau) rounds as sign(E) max(|E| - tau, 0) does, in two passes
     Z = np.clip(E, -tau, tau)
+    if not isinstance(Z, np.ndarray):  # a dask array: no out=
+        return E - Z
     return np.subtract(E, Z, out=Z)
 
 

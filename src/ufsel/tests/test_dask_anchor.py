@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from ufsel import LGDFS, MCFS, SPEC, LaplacianScore, MaxVariance, PivotedQR
+from ufsel import LGDFS, MCFS, NDFS, RSFS, SPEC, LaplacianScore, MaxVariance, PivotedQR
 from ufsel.graph import anchor_graph, knn_graph
 
 da = pytest.importorskip("dask.array")
@@ -59,6 +59,25 @@ def test_dask_ranking_equals_in_memory(client, data, cls, params):
         assert found >= (2 if cls is MCFS or params.get("scoring") == "phi3" else 3)
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("cls", [RSFS, NDFS])
+def test_iterative_dask_fit_equals_in_memory(client, data, cls):
+    # the anchor graph's Laplacian through Z block by block, the n x c iterates chunked
+    # like X and kept on the workers: the in-memory fit's iterations on the same chunks
+    X, informative = data
+    params = {"n_clusters": 4, "n_anchors": 80, "random_state": 0, "max_iter": 15}
+    mem = cls(3, graph="anchor", **params).fit(X)
+    lazy = cls(3, **params).fit(da.from_array(X, chunks=(400, 15)))  # "auto": anchor
+    assert lazy.n_iter_ == mem.n_iter_
+    np.testing.assert_allclose(lazy.objective_, mem.objective_, rtol=1e-9)
+    np.testing.assert_allclose(lazy.scores_, mem.scores_, rtol=1e-7, atol=1e-12)
+    np.testing.assert_array_equal(lazy.ranking_, mem.ranking_)
+    assert isinstance(lazy.F_, da.Array) and lazy.F_.chunks[0] == (400,) * 6
+    np.testing.assert_allclose(lazy.F_.compute(), mem.F_, rtol=1e-7, atol=1e-12)
+    with pytest.raises(ValueError, match="needs the data in memory"):
+        cls(3, graph="heat" if cls is RSFS else "knn").fit(da.from_array(X, chunks=400))
+
+
 def test_auto_takes_the_anchor_graph_on_dask_and_knn_is_refused(client, data):
     X, _ = data
     Xd = da.from_array(X, chunks=(400, 15))
@@ -92,10 +111,13 @@ def _task_profile(fit, n, chunk=200, d=8):
     return seen
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("fit", [
     lambda X: LaplacianScore(3, n_anchors=20, random_state=0).fit(X),
     lambda X: MCFS(3, n_clusters=3, n_anchors=20, random_state=0).fit(X),
     lambda X: PivotedQR(3).fit(X),
+    lambda X: RSFS(3, n_clusters=3, n_anchors=20, max_iter=3, tol=0.0, random_state=0).fit(X),
+    lambda X: NDFS(3, n_clusters=3, n_anchors=20, max_iter=3, tol=0.0, random_state=0).fit(X),
 ])
 def test_no_quadratic_work_on_dask(fit):
     # quadrupling n with the same chunks at most quadruples the tasks (a blockwise

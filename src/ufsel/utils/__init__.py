@@ -3,7 +3,13 @@ configuration (thread count, memory limits), the thread policy and input validat
 
 from ._atomic import atomic_open, atomic_write_text, default_file_mode
 from ._config import config_context, get_config, set_config
-from ._optional import import_optional, is_dask_array, optional_available
+from ._optional import (
+    compute_floats,
+    import_optional,
+    is_dask_array,
+    optional_available,
+    persist_dask,
+)
 from ._progress import ProgressLine
 from ._threads import SMALL_PROBLEM_SIZE, thread_limit, threads_for
 from ._validation import check_magnitude, densify
@@ -21,7 +27,9 @@ __all__ = [
     "atomic_open",
     "atomic_write_text",
     "default_file_mode",
+    "compute_floats",
     "import_optional",
     "is_dask_array",
     "optional_available",
+    "persist_dask",
 ]

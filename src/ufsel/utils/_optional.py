@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import importlib
 
-__all__ = ["import_optional", "is_dask_array", "optional_available"]
+__all__ = ["compute_floats", "import_optional", "is_dask_array", "optional_available",
+           "persist_dask"]
 
 #: module name -> the ufsel extra that installs it
 EXTRAS = {
@@ -72,3 +73,52 @@ def is_dask_array(X):
     """
     cls = type(X)
     return cls.__name__ == "Array" and cls.__module__.split(".")[0] == "dask"
+
+
+def persist_dask(*arrays):
+    """The arrays, each dask array among them persisted (computed and kept on the
+    workers, or in memory without a cluster), in one call; other arrays unchanged.
+
+    An iterative method persists its n x c iterates after each step, so that
+    the next step's task graph starts from them instead of growing with the
+    iterations.
+
+    Parameters
+    ----------
+    *arrays : ndarray or dask array
+        The arrays.
+
+    Returns
+    -------
+    arrays : tuple
+        In the given order.
+    """
+    return tuple(_on_dask_ones("persist", arrays))
+
+
+def compute_floats(*values):
+    """Python floats of scalar values, the dask ones computed together in one call.
+
+    Parameters
+    ----------
+    *values : float, NumPy scalar or 0-d dask array
+        The values.
+
+    Returns
+    -------
+    floats : list of float
+        In the given order.
+    """
+    return [float(v) for v in _on_dask_ones("compute", values)]
+
+
+def _on_dask_ones(how, values):
+    """``values`` as a list, its dask arrays replaced by ``dask.persist`` or
+    ``dask.compute`` of all of them in one call."""
+    lazy = [i for i, v in enumerate(values) if is_dask_array(v)]
+    out = list(values)
+    if lazy:
+        dask = import_optional("dask", purpose="Computing on a dask array")
+        for i, v in zip(lazy, getattr(dask, how)(*(values[i] for i in lazy))):
+            out[i] = v
+    return out

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from scipy import linalg, sparse
+from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import InvalidParameterError
 
 from ufsel import MCFS, LaplacianScore
@@ -85,6 +86,13 @@ def test_resolve_graph():
     assert resolve_graph("anchor", small) == "anchor"
     with pytest.raises(ValueError, match="not understood"):
         resolve_graph("full", small)
+    # a method's own neighbourhood graphs (RSFS): its first is "auto"'s small-n choice
+    own = ("local_kernel", "heat")
+    assert resolve_graph("auto", small, neighbor_graphs=own) == "local_kernel"
+    assert resolve_graph("heat", small, neighbor_graphs=own) == "heat"
+    assert resolve_graph("auto", big, neighbor_graphs=own) == "anchor"
+    with pytest.raises(ValueError, match="not understood"):
+        resolve_graph("knn", small, neighbor_graphs=own)
 
 
 def test_laplacian_score_on_anchor_graph_is_the_score_of_w(data):
@@ -100,9 +108,22 @@ def test_laplacian_score_on_anchor_graph_is_the_score_of_w(data):
 def test_mcfs_on_anchor_graph_regresses_its_embedding(data):
     sel = MCFS(3, n_clusters=2, graph="anchor", n_anchors=60, random_state=0).fit(data)
     Y = sel.embedding_
-    scores, _ = mcfs_scores(data, Y, [3])
+    # each eigenvector's vote weighted by 1 - lambda_k, its Rayleigh quotient on L = I - W
+    weights = 1.0 - np.einsum("ik,ik->k", Y, Y - dense_w(anchor_graph(
+        data, 60, 5, random_state=check_random_state(0))) @ Y)
+    scores, _ = mcfs_scores(data, Y, [3], weights=weights)
     np.testing.assert_allclose(sel.scores_, scores[0], rtol=1e-8, atol=1e-12)
     assert set(np.flatnonzero(sel.get_support())) >= {1, 4}
+
+
+def test_mcfs_on_anchor_graph_keeps_the_noise_eigenvector_out():
+    # 4 separated clusters: 3 cluster eigenvectors, and the 4th (K = n_clusters) in the
+    # anchor graph's bulk, whose LARS path on noise features must not outvote the planted
+    from ufsel.datasets import make_planted
+
+    X, _, informative = make_planted(6000, 30, 4, n_clusters=4, random_state=0)
+    sel = MCFS(4, n_clusters=4, graph="anchor", n_anchors=100, random_state=0).fit(X)
+    np.testing.assert_array_equal(np.flatnonzero(sel.get_support()), informative)
 
 
 @pytest.mark.parametrize("cls", [LaplacianScore, MCFS])
@@ -167,6 +188,23 @@ def test_rsfs_on_anchor_graph_finds_the_clusters(data):
     sel = RSFS(3, n_clusters=2, graph="anchor", n_anchors=60, random_state=0).fit(data)
     assert np.all(np.isfinite(sel.objective_))
     assert set(np.flatnonzero(sel.get_support())) >= {1, 4}
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_rsfs_auto_takes_the_papers_graph_below_the_threshold_and_the_anchor_graph_above(
+        data, monkeypatch):
+    from ufsel import RSFS
+    from ufsel.graph import _anchor
+
+    params = {"n_clusters": 2, "n_anchors": 60, "random_state": 0, "max_iter": 5, "tol": 0.0}
+    auto = RSFS(3, **params).fit(data)
+    paper = RSFS(3, graph="local_kernel", **params).fit(data)
+    np.testing.assert_array_equal(auto.scores_, paper.scores_)
+    monkeypatch.setattr(_anchor, "ANCHOR_GRAPH_MIN_SAMPLES", data.shape[0])
+    auto = RSFS(3, **params).fit(data)
+    anchor = RSFS(3, graph="anchor", **params).fit(data)
+    np.testing.assert_array_equal(auto.scores_, anchor.scores_)
+    assert not np.array_equal(auto.scores_, paper.scores_)
 
 
 def test_auto_keeps_the_knn_graph_for_sparse_data():

@@ -25,7 +25,7 @@ from ...utils import get_config
 __all__ = ["MCFS", "mcfs_scores"]
 
 
-def mcfs_scores(X, Y, counts, *, ridge=1e-3, owner="MCFS", XtY=None):
+def mcfs_scores(X, Y, counts, *, ridge=1e-3, owner="MCFS", XtY=None, weights=None):
     """MCFS feature scores for each cardinality in ``counts``, from one LARS path per eigenvector.
 
     Parameters
@@ -42,12 +42,15 @@ def mcfs_scores(X, Y, counts, *, ridge=1e-3, owner="MCFS", XtY=None):
     XtY : ndarray of shape (n_features, K), optional
         ``X^T Y`` when the caller has it (the anchor graph's, from its m x d
         reduction); computed from X and Y otherwise.
+    weights : ndarray of shape (K,), optional
+        Factors of the eigenvectors' votes: ``scores[i, j] = max_k weights[k]
+        |a_{k,j}|`` (the anchor graph's ``1 - lambda_k``); None: all one (Eq. 5).
 
     Returns
     -------
     scores : ndarray of shape (len(counts), n_features)
         ``scores[i, j] = max_k |a_{k,j}|`` for cardinality ``counts[i]``, with
-        each ``a_k`` normalised to unit L2 norm.
+        each ``a_k`` normalised to unit L2 norm (times ``weights[k]``).
     entry_step : ndarray of shape (n_features,)
         Earliest LARS step (over all K paths) at which each feature entered;
         used to order features whose score is 0.
@@ -72,7 +75,8 @@ def mcfs_scores(X, Y, counts, *, ridge=1e-3, owner="MCFS", XtY=None):
                                                X=X if implicit else None, ridge=ridge)
         norms = np.linalg.norm(coefs, axis=1, keepdims=True)
         np.divide(coefs, norms, out=coefs, where=norms > 0)
-        np.maximum(scores, np.abs(coefs), out=scores)
+        votes = np.abs(coefs) if weights is None else weights[k] * np.abs(coefs)
+        np.maximum(scores, votes, out=scores)
         np.minimum(entry, entry_k, out=entry)
     return scores, entry
 
@@ -177,6 +181,15 @@ class MCFS(BaseSelector):
       score takes the absolute value, as Eq. (5) does.
     - X is used as given, neither centred nor normalised (Cai's demos row-normalise
       beforehand: put :class:`sklearn.preprocessing.Normalizer` in a pipeline).
+    - On the anchor graph each eigenvector's vote is weighted by ``1 - lambda_k``
+      (``sigma_k^2``, the part of ``y_k`` that one step of ``W`` keeps):
+      ``MCFS(j) = max_k (1 - lambda_k) |a_{k,j}|``. With c well-separated clusters
+      only c - 1 non-trivial eigenvectors carry them; with K = c the last one lies in
+      the anchor graph's bulk (``lambda`` near 0.65 on
+      :func:`ufsel.datasets.make_planted`, against 0 for the cluster eigenvectors),
+      and its unit-norm LARS coefficients on noise features would outvote the
+      planted ones (``benchmarks/studies/mcfs_anchor_planted.md``). On the k-NN
+      graph every vote weighs one, as in Eq. (5).
     - Features with score 0 are ranked after all others, by the LARS step at which
       they first entered any path, then by index.
     - The scores depend on d: ``scores_`` are those for ``n_features_to_select_``.
@@ -253,28 +266,28 @@ class MCFS(BaseSelector):
         self.random_state = random_state
 
     def _embed(self, X):
-        """The spectral embedding Y and ``X^T Y`` (None: computed from X and Y)."""
+        """``mcfs_scores``' inputs: the spectral embedding Y, and ``X^T Y`` and the
+        eigenvectors' weights (both None on the k-NN graph)."""
         rng = self._start_fit(X)
         if resolve_graph(self.graph, X) == "anchor":
             g = anchor_graph(X, self.n_anchors, self.n_neighbors, random_state=rng)
-            C, _ = g.spectral_coefficients(self.n_clusters)
+            C, lambdas = g.spectral_coefficients(self.n_clusters)
             self.embedding_ = g.embed(C)
-            return self.embedding_, g.transpose_dot_embedding(C)
+            return {"Y": self.embedding_, "XtY": g.transpose_dot_embedding(C),
+                    "weights": 1.0 - lambdas}
         W = self._knn_affinity(X, rng)
         # the whole eigenspace of lambda = 0 when the graph has more components than that
         self.embedding_ = determined_spectral_embedding(W, self.n_clusters,
                                                         eigen_solver=self.eigen_solver,
                                                         random_state=rng)
-        return self.embedding_, None
+        return {"Y": self.embedding_, "XtY": None, "weights": None}
 
     def _fit(self, X):
-        Y, XtY = self._embed(X)
-        scores, entry = mcfs_scores(X, Y, [self.n_features_to_select_], ridge=self.ridge,
-                                    XtY=XtY)
+        scores, entry = mcfs_scores(X, counts=[self.n_features_to_select_], ridge=self.ridge,
+                                    **self._embed(X))
         return scores[0], entry
 
     def _fit_rankings(self, X, counts):
-        Y, XtY = self._embed(X)
-        scores, entry = mcfs_scores(X, Y, counts, ridge=self.ridge, XtY=XtY)
+        scores, entry = mcfs_scores(X, counts=counts, ridge=self.ridge, **self._embed(X))
         self._set_scores(scores[-1], entry, X=X)
         return {k: ranking_from_scores(s, entry) for k, s in zip(counts, scores)}

@@ -25,6 +25,7 @@ from ...graph import (
     resolve_graph,
 )
 from ...linalg import (
+    KMEANS_SAMPLE_ROWS,
     gram_matrix,
     kmeans_indicator,
     l2p_norm,
@@ -32,6 +33,7 @@ from ...linalg import (
     pos_neg_parts,
     weighted_ridge,
 )
+from ...utils import compute_floats, is_dask_array, persist_dask
 
 __all__ = ["NDFS", "ndfs_laplacian", "ndfs_objective"]
 
@@ -59,7 +61,8 @@ def ndfs_objective(X, F, W, L, alpha, beta, gamma, eps=_EPS, *, XW=None):
 
         Tr(F^T L F) + alpha (||X W - F||_F^2 + beta ||W||_{2,1}) + gamma/2 ||F^T F - I||_F^2
 
-    X is n x d (samples in rows), F n x c, W d x c; the l2,1 norm is
+    X is n x d (samples in rows), F n x c, W d x c (X, F and ``XW`` may be dask
+    arrays, F chunked like X, and L an operator on them); the l2,1 norm is
     smoothed by ``eps`` as in the reweighting. ``XW`` may pass a precomputed ``X @ W``.
     The factor gamma/2 is the one for which the authors' F-update
     ``F * (gamma F) / (M F + gamma F F^T F)`` is the split-gradient rule (the
@@ -67,10 +70,17 @@ def ndfs_objective(X, F, W, L, alpha, beta, gamma, eps=_EPS, *, XW=None):
     objective, inconsistent with its own update; scikit-feature states gamma/2).
     """
     c = F.shape[1]
-    R = (np.asarray(X @ W) if XW is None else XW) - F
+    R = (_dot(X, W) if XW is None else XW) - F
     O = F.T @ F - np.eye(c)
-    return (float(np.sum(F * (L @ F))) + alpha * (float(np.sum(R * R)) + beta * l2p_norm(W, 1.0, eps))
-            + 0.5 * gamma * float(np.sum(O * O)))
+    # one pass over dask iterates for the three sums
+    graph, fit, ortho = compute_floats(np.sum(F * (L @ F)), np.sum(R * R), np.sum(O * O))
+    return graph + alpha * (fit + beta * l2p_norm(W, 1.0, eps)) + 0.5 * gamma * ortho
+
+
+def _dot(X, W):
+    """``X @ W``: an ndarray, or a lazy dask array chunked like a dask X."""
+    XW = X @ W
+    return XW if is_dask_array(XW) else np.asarray(XW)
 
 
 class NDFS(BaseSelector):
@@ -81,7 +91,10 @@ class NDFS(BaseSelector):
     the features (Li, Yang, Liu, Zhou and Lu, AAAI 2012 [1]_). Features are ranked
     by the squared row norms of W.
 
-    Sparse input is never densified.
+    Sparse input is never densified. A dask array is read through the anchor graph,
+    block by block: F and ``X W`` stay dask arrays chunked like X, kept on the
+    workers between iterations, and only d x d, d x c, m x c and c x c results come
+    to memory.
 
     Parameters
     ----------
@@ -108,8 +121,9 @@ class NDFS(BaseSelector):
         landmarks (:func:`ufsel.graph.anchor_graph`, linear in n_samples; each
         sample linked to its ``n_neighbors`` nearest landmarks; its degrees are all
         one, so both ``laplacian`` options give ``I - W``, applied through Z and
-        never formed). ``"auto"``: the anchor graph from
-        ``ufsel.graph.ANCHOR_GRAPH_MIN_SAMPLES`` samples of dense X, the k-NN graph otherwise.
+        never formed). ``"auto"``: the anchor graph for a dask array and from
+        ``ufsel.graph.ANCHOR_GRAPH_MIN_SAMPLES`` samples of dense X, the k-NN graph
+        otherwise.
     n_anchors : int, default=1000
         Number of landmarks of the anchor graph (at most n_samples).
     max_iter : int, default=100
@@ -125,8 +139,8 @@ class NDFS(BaseSelector):
     scores_ : ndarray of shape (n_features,)
         ``||w^i||^2``.
     W_ : ndarray of shape (n_features, n_clusters)
-    F_ : ndarray of shape (n_samples, n_clusters)
-        The non-negative cluster indicator.
+    F_ : ndarray or dask array of shape (n_samples, n_clusters)
+        The non-negative cluster indicator (a dask array chunked like X for a dask X).
     objective_ : ndarray of shape (`n_iter_`,)
         Objective value after each iteration (see Notes).
     {n_iter_}
@@ -174,7 +188,10 @@ class NDFS(BaseSelector):
       entry; D = I. On a graph with more connected components than
       ``n_clusters + 1`` the embedding is the whole null space of the Laplacian, in
       the basis of :func:`ufsel.graph.canonical_embedding`, so the start depends on the
-      graph only.
+      graph only. On the anchor graph the embedding is LSC's
+      (:meth:`ufsel.graph.AnchorGraph.spectral_coefficients`), and above
+      ``ufsel.linalg.KMEANS_SAMPLE_ROWS`` samples k-means runs on a seeded sample of
+      its rows, every row then taking its nearest centre.
     - Defaults follow FSASL: alpha = beta = 1, gamma = 1e8, k = 5, heat kernel with
       Cai's mean-distance bandwidth. The per-iteration column normalisation of F in
       ``AAAI2012.m`` is not applied: it is no step of the stated objective and breaks
@@ -213,6 +230,7 @@ class NDFS(BaseSelector):
         "graph": [StrOptions(set(GRAPHS))],
         "n_anchors": [Interval(Integral, 2, None, closed="left")],
     }
+    _supports_dask = True
 
     def __init__(self, n_features_to_select=None, *, n_clusters=5, n_neighbors=5, alpha=1.0,
                  beta=1.0, gamma=1e8, laplacian="normalized", weight="heat", graph="auto",
@@ -240,6 +258,8 @@ class NDFS(BaseSelector):
             ag = anchor_graph(X, self.n_anchors, self.n_neighbors, random_state=rng)
             L, Lpos, Lneg = ag.laplacian_operators()
             Y = ag.embed(ag.spectral_coefficients(self.n_clusters)[0])
+            F = kmeans_indicator(Y, self.n_clusters, random_state=rng,
+                                 sample_rows=KMEANS_SAMPLE_ROWS)
         else:
             S = self._knn_affinity(X, rng)
             L = ndfs_laplacian(S, normed=self.laplacian == "normalized")
@@ -247,18 +267,19 @@ class NDFS(BaseSelector):
             Lneg = Lpos - L  # off-diagonal part, non-negative
             # the whole eigenspace of lambda = 0 when the graph has more components than that
             Y = determined_spectral_embedding(S, self.n_clusters, random_state=rng)
-        F = kmeans_indicator(Y, self.n_clusters, random_state=rng)
+            F = kmeans_indicator(Y, self.n_clusters, random_state=rng)
         a, b, gam = self.alpha, self.beta, self.gamma
         gram = gram_matrix(X, owner=name) if d <= n else None
         g = np.ones(d)
         track = ObjectiveTracker(name, self.max_iter, self.tol, "alpha, beta or gamma", verbose=self.verbose)
         for _ in range(self.max_iter):
             W = weighted_ridge(X, F, b * g, gram=gram, owner=name)
-            XW = np.asarray(X @ W)
+            # for a dask X, the n x c iterates are kept on the workers between the steps
+            (XW,) = persist_dask(_dot(X, W))
             XWp, XWn = pos_neg_parts(XW)
             num = gam * F + Lneg @ F + a * XWp
             den = gam * (F @ (F.T @ F)) + Lpos @ F + a * F + a * XWn
-            ratio = (num + _EPS) / (den + _EPS)
+            (ratio,) = persist_dask((num + _EPS) / (den + _EPS))
             if not np.all(np.isfinite(ratio)):
                 raise NumericalError(f"{name}: F became non-finite. Lower gamma or alpha.")
 
@@ -266,6 +287,7 @@ class NDFS(BaseSelector):
                 return ndfs_objective(X, Fc, W, L, a, b, gam, XW=XW)
 
             F, value = safeguarded_multiplicative(F, ratio, objective, objective(F))
+            (F,) = persist_dask(F)
             g = l2p_reweight(W, 1.0, _EPS)
             if track.append(value):
                 break

@@ -6,7 +6,6 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy import sparse
-from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
@@ -18,15 +17,22 @@ from ...graph import (
     determined_spectral_embedding,
     local_kernel_regression_weights,
     local_learning_laplacian,
+    resolve_graph,
 )
 from ...linalg import (
+    KMEANS_SAMPLE_ROWS,
+    gram_matrix,
+    indicator_blocks,
+    kmeans_labels,
     l2p_norm,
     l2p_reweight,
+    label_counts,
     multiplicative_update,
     pos_neg_parts,
     ridge_solve,
     soft_threshold,
 )
+from ...utils import compute_floats, is_dask_array, persist_dask
 
 __all__ = [
     "RSFS",
@@ -37,6 +43,9 @@ __all__ = [
     "rsfs_init_indicator",
 ]
 
+#: RSFS's own neighbourhood graphs, the paper's first (``graph="auto"`` below the
+#: anchor graph's threshold).
+_NEIGHBOR_GRAPHS = ("local_kernel", "heat")
 #: sigma of footnote 1: ``D_ii = 1 / (2 sqrt(||w_i||^2 + sigma))``.
 _SIGMA = 2.220446049250313e-16
 
@@ -55,12 +64,18 @@ def rsfs_objective(X, M, F, W, Z, alpha, beta, gamma, nu=0.0, *, sigma=0.0, XW=N
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features)
-    M : sparse matrix or ndarray of shape (n_samples, n_samples)
-    F, Z : ndarray of shape (n_samples, n_clusters)
+    X : {ndarray, dask array} of shape (n_samples, n_features)
+        The data.
+    M : sparse matrix, ndarray or operator of shape (n_samples, n_samples)
+        The graph Laplacian (anything with ``M @ F``).
+    F, Z : {ndarray, dask array} of shape (n_samples, n_clusters)
+        The indicator and the noise (dask arrays chunked like a dask X).
     W : ndarray of shape (n_features, n_clusters)
+        The coefficients.
     alpha, beta, gamma, nu, sigma : float
-    XW : ndarray of shape (n_samples, n_clusters), optional
+        The weights of Eq. (8), the orthogonality penalty and the smoothing of
+        the l2,1 norm.
+    XW : {ndarray, dask array} of shape (n_samples, n_clusters), optional
         ``X @ W`` if already computed.
 
     Returns
@@ -68,11 +83,12 @@ def rsfs_objective(X, M, F, W, Z, alpha, beta, gamma, nu=0.0, *, sigma=0.0, XW=N
     value : float
     """
     c = F.shape[1]
-    graph = float(np.sum(F * (M @ F)))
-    fit = float(np.sum((F - Z - (X @ W if XW is None else XW)) ** 2))
-    ortho = float(np.sum((F.T @ F - np.eye(c)) ** 2))
+    R = F - Z - (X @ W if XW is None else XW)
+    # one pass over dask iterates for the four sums
+    graph, fit, ortho, l1 = compute_floats(np.sum(F * (M @ F)), np.sum(R**2),
+                                           np.sum((F.T @ F - np.eye(c)) ** 2), np.abs(Z).sum())
     return (graph + alpha * fit + beta * l2p_norm(W, 1.0, sigma)
-            + gamma * float(np.abs(Z).sum()) + 0.5 * nu * ortho)
+            + gamma * l1 + 0.5 * nu * ortho)
 
 
 def rsfs_w_step(X, F, Z, d, alpha, beta, *, gram=None, method="auto"):
@@ -152,25 +168,40 @@ def rsfs_init_indicator(affinity, n_clusters, *, offset=0.2, n_init=10, random_s
                                     random_state=rng)
 
 
-def indicator_from_embedding(emb, n_clusters, *, offset=0.2, n_init=10, random_state=None):
+def indicator_from_embedding(emb, n_clusters, *, offset=0.2, n_init=10, random_state=None,
+                             sample_rows=None):
     """:func:`rsfs_init_indicator` from a given embedding: k-means, indicator plus
     offset, unit columns.
 
     Parameters
     ----------
-    emb : ndarray of shape (n_samples, k)
+    emb : {ndarray, dask array} of shape (n_samples, k)
         The spectral embedding.
     n_clusters : int
+        Number of clusters (columns of F).
     offset : float
+        Added to the 0/1 indicator.
     n_init : int
         k-means restarts.
     random_state : int, RandomState or None
         Seeds k-means.
+    sample_rows : int or None
+        Above this many rows k-means runs on a seeded row sample and every row
+        takes its nearest centre (:func:`ufsel.linalg.kmeans_labels`; needed for a
+        dask embedding, which gives a dask F chunked like it); None: all rows.
+
+    Returns
+    -------
+    F0 : {ndarray, dask array} of shape (n_samples, n_clusters)
     """
     rng = check_random_state(random_state)
     n = emb.shape[0]
     seed = rng.randint(np.iinfo(np.int32).max)
-    labels = KMeans(n_clusters, n_init=n_init, random_state=seed).fit_predict(emb)
+    labels = kmeans_labels(emb, n_clusters, random_state=seed, sample_rows=sample_rows,
+                           n_init=n_init)
+    if is_dask_array(labels):  # the column norms from the cluster sizes
+        norm = np.sqrt(n * offset**2 + label_counts(labels, n_clusters) * (2 * offset + 1))
+        return indicator_blocks(labels, n_clusters, 1.0 / norm, offset / norm)
     F = np.full((n, n_clusters), offset, dtype=np.float64)
     F[np.arange(n), labels] += 1.0
     return F / np.linalg.norm(F, axis=0)
@@ -184,7 +215,10 @@ class RSFS(BaseSelector):
     and absorbs outlying samples in a sparse noise term Z (Shi, Du and Shen, ICDM
     2014 [1]_). Features are ranked by the row norms of W.
 
-    Requires dense X (sparse input is densified if it fits in memory).
+    Requires dense X (sparse input is densified if it fits in memory). A dask array
+    is read through the anchor graph, block by block: F, Z and ``X W`` stay dask
+    arrays chunked like X, kept on the workers between iterations, and only d x d,
+    d x c, m x c and c x c results come to memory.
 
     Parameters
     ----------
@@ -202,15 +236,18 @@ class RSFS(BaseSelector):
         ``f_update="paper"`` keep it moderate, see Notes).
     n_neighbors : int, default=5
         k, the neighbourhood size (5 in the paper).
-    graph : {"local_kernel", "heat", "anchor"}, default="local_kernel"
+    graph : {"auto", "local_kernel", "heat", "anchor"}, default="auto"
         ``"local_kernel"``: the paper's local kernel regression graph (Eq. 3);
         ``"heat"``: the released code's row-normalised heat-kernel graph;
         ``"anchor"``: the anchor graph of ``n_anchors`` landmarks
         (:func:`ufsel.graph.anchor_graph`, linear in n_samples; each sample linked to
         its ``n_neighbors`` nearest landmarks), whose Laplacian ``M = I - W`` is
-        applied through Z and never formed, for large n.
+        applied through Z and never formed, for large n. ``"auto"``: the anchor
+        graph for a dask array and from ``ufsel.graph.ANCHOR_GRAPH_MIN_SAMPLES``
+        samples of dense X, the paper's ``"local_kernel"`` graph otherwise
+        (:func:`ufsel.graph.resolve_graph`).
     n_anchors : int, default=1000
-        Number of landmarks of the anchor graph (``graph="anchor"``).
+        Number of landmarks of the anchor graph.
     f_update : {"paper", "sqrt"}, default="paper"
         The F-step: Eq. (18) as printed, or the released code's square-root
         rule.
@@ -229,10 +266,11 @@ class RSFS(BaseSelector):
     scores_ : ndarray of shape (n_features,)
         ``||w_i||_2``.
     W_ : ndarray of shape (n_features, n_clusters)
-    F_ : ndarray of shape (n_samples, n_clusters)
-        The non-negative relaxed cluster indicator.
-    Z_ : ndarray of shape (n_samples, n_clusters)
-        The sparse noise on F.
+    F_ : ndarray or dask array of shape (n_samples, n_clusters)
+        The non-negative relaxed cluster indicator (a dask array chunked like X for
+        a dask X).
+    Z_ : ndarray or dask array of shape (n_samples, n_clusters)
+        The sparse noise on F (a dask array for a dask X).
     objective_ : ndarray of shape (`n_iter_`,)
         Objective value after each iteration (see Notes).
     {n_iter_}
@@ -289,7 +327,10 @@ class RSFS(BaseSelector):
       the embedding (:func:`ufsel.graph.canonical_embedding`), and on a graph with
       more connected components than ``n_clusters + 1`` the embedding is the whole
       null space of the Laplacian, so the start depends on the graph only, not on
-      round-off or the column order.
+      round-off or the column order. On the anchor graph the embedding is LSC's
+      (:meth:`ufsel.graph.AnchorGraph.spectral_coefficients`), and above
+      ``ufsel.linalg.KMEANS_SAMPLE_ROWS`` samples k-means runs on a seeded sample of
+      its rows, every row then taking its nearest centre.
     - F's columns are not normalised after each step (the released code adds one).
     - ``f_update="paper"`` is Eq. (18) as printed. When the penalty dominates (large
       nu) it maps a scaled ``F^T F = s I`` to ``1 / s``, so the scale of F oscillates
@@ -326,13 +367,14 @@ class RSFS(BaseSelector):
         "beta": [Interval(Real, 0, None, closed="neither")],
         "gamma": [Interval(Real, 0, None, closed="left")],
         "nu": [Interval(Real, 0, None, closed="left")],
-        "graph": [StrOptions({"local_kernel", "heat", "anchor"})],
+        "graph": [StrOptions({"auto", *_NEIGHBOR_GRAPHS, "anchor"})],
         "n_anchors": [Interval(Integral, 2, None, closed="left")],
         "f_update": [StrOptions({"paper", "sqrt"})],
     }
+    _supports_dask = True
 
     def __init__(self, n_features_to_select=None, *, n_clusters=5, alpha=1.0, beta=1.0,
-                 gamma=1.0, nu=10.0, n_neighbors=5, graph="local_kernel", n_anchors=N_ANCHORS,
+                 gamma=1.0, nu=10.0, n_neighbors=5, graph="auto", n_anchors=N_ANCHORS,
                  f_update="paper", max_iter=100, tol=1e-3, random_state=None, verbose=0):
         super().__init__(n_features_to_select=n_features_to_select)
         self.n_clusters = n_clusters
@@ -351,19 +393,22 @@ class RSFS(BaseSelector):
 
     def _fit(self, X):
         name = type(self).__name__
-        X = densify(X, name)
+        graph = resolve_graph(self.graph, X, neighbor_graphs=_NEIGHBOR_GRAPHS)
+        if not is_dask_array(X):
+            X = densify(X, name)
         n, d = X.shape
         rng = self._start_fit(X)
         alpha, beta, gamma, nu = self.alpha, self.beta, self.gamma, self.nu
 
         # Steps 1-2: S (Eq. 3) and M = B - S - S^T (Eq. 5), sparse.
-        if self.graph == "anchor":
+        if graph == "anchor":
             ag = anchor_graph(X, self.n_anchors, self.n_neighbors, random_state=rng)
             M, M_pos, M_neg = ag.laplacian_operators()
             emb = ag.embed(ag.spectral_coefficients(min(self.n_clusters, n - 1))[0])
-            F = indicator_from_embedding(emb, self.n_clusters, random_state=rng)
+            F = indicator_from_embedding(emb, self.n_clusters, random_state=rng,
+                                         sample_rows=KMEANS_SAMPLE_ROWS)
         else:
-            sym = "none" if self.graph == "local_kernel" else "max"
+            sym = "none" if graph == "local_kernel" else "max"
             S = local_kernel_regression_weights(X, self.n_neighbors, symmetrize_mode=sym,
                                                 random_state=rng)
             M = local_learning_laplacian(S)
@@ -373,16 +418,20 @@ class RSFS(BaseSelector):
             F = rsfs_init_indicator((S + S.T).tocsr(), self.n_clusters, random_state=rng)
         Z = np.zeros_like(F)
         D = np.ones(d)
-        gram = X.T @ X if d <= n else None
+        gram = None
+        if d <= n:
+            gram = gram_matrix(X, owner=name) if is_dask_array(X) else X.T @ X
         power = 1.0 if self.f_update == "paper" else 0.5
 
         tracker = ObjectiveTracker(name, self.max_iter, self.tol,
                                    hint=f"nu (got {nu}) or alpha (got {alpha})", verbose=self.verbose)
         for _ in range(self.max_iter):
             W = rsfs_w_step(X, F, Z, D, alpha, beta, gram=gram)
-            XW = X @ W  # one n x d x c product per iteration, shared by the three uses
+            # one n x d x c product per iteration, shared by the three uses (and, for a
+            # dask X, the n x c iterates kept on the workers between the steps)
+            (XW,) = persist_dask(X @ W)
             Z = rsfs_z_step(X, F, W, alpha, gamma, XW=XW)
-            F = rsfs_f_step(M_pos, M_neg, F, XW + Z, alpha, nu, power=power)
+            F, Z = persist_dask(rsfs_f_step(M_pos, M_neg, F, XW + Z, alpha, nu, power=power), Z)
             D = l2p_reweight(W, 1.0, _SIGMA)
             obj = rsfs_objective(X, M, F, W, Z, alpha, beta, gamma, nu, sigma=_SIGMA, XW=XW)
             if tracker.append(obj if np.all(np.isfinite(F)) else np.nan):
