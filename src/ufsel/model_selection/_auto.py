@@ -562,6 +562,24 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
                 "is kept is the column order, not the data; ties are not stability"))
         return verdict
 
+    def __str__(self):
+        """The estimator's repr and, once fitted, what was chosen and the verdict.
+
+        ``print(select_features(X))`` shows the answer: the method, K, the count and
+        the verdict's summary.
+        """
+        text = repr(self)
+        if not hasattr(self, "ranking_"):
+            return text
+        lines = [text, f"method: {self.method_}, K = {self.n_clusters_}, "
+                       f"{self.n_features_to_select_} of {self.n_features_in_} features"]
+        if self.count_note_:
+            lines.append(f"count: {self.count_note_}")
+        lines.append("verdict: " + ("none (every feature is selected, or verdict=False)"
+                                    if self.verdict_ is None else
+                                    f"{self.verdict_.outcome}. {self.verdict_.summary()}"))
+        return "\n".join(lines)
+
     def record(self):
         """What was chosen and why, as plain values (``ufsel select``'s sidecar).
 

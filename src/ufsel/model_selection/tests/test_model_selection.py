@@ -533,3 +533,14 @@ def test_adjusted_rand_matches_scikit_learn():
         assert _adjusted_rand(a, b) == pytest.approx(adjusted_rand_score(a, b), abs=1e-12)
     same = rng.randint(4, size=60)
     assert _adjusted_rand(same, same) == 1.0
+
+
+def test_print_shows_the_verdict():
+    from ufsel.datasets import make_sanity_case
+
+    case = make_sanity_case("gauss_newcomer", 0)
+    sel = select_features(case.X, n_resamples=0)
+    text = str(sel)
+    assert text.startswith("AutoSelector(") and "verdict: beats random." in text
+    assert f"{sel.n_features_to_select_} of 20 features" in text
+    assert str(AutoSelector()) == repr(AutoSelector())
