@@ -3,15 +3,15 @@
     UFSEL_DATA=/work/shared/data PYTHONPATH=src python benchmarks/speed/bench_default_route.py \
         [--cases planted,mnist10k,mnist70k] [--repeats 3] [--profile] [--out FILE.md]
 
-The budget (issue "The default path"): the whole default route (K, the candidates, the
-criterion, the count curve, the verdict and the stability) costs at most 10 single MCFS
+The budget (the label-free route): the whole default route (K, the candidates, the
+criterion, the count curve, the verdict and the stability) costs at most 3 single MCFS
 runs on the same file through the same CLI (``--method mcfs --n-features K --no-verdict``,
 its own K estimated), measured in the same run, alternating, with the caller's thread
 setting (none set: the machine's default, as a user would have it). Each command is a fresh
 process, so both include the start-up and the file read. Cases:
 
 * ``planted``: a 2,000 x 36 CSV with 6 planted informative features among 30 of noise
-  (``make_planted_clusters``, 5 clusters, seed 0); the route must keep at least 5 of the 6;
+  (``make_planted_clusters``, 5 clusters, seed 0); the route must keep only planted features;
 * ``mnist10k``: the shared data set (10,000 x 784), skipped when ``UFSEL_DATA`` lacks it;
 * ``mnist70k``: ``make_mnist70k_like`` (70,000 x 784), the route alone, with its time and
   peak memory (the goal: under 5 minutes on 2 cores).
@@ -41,9 +41,9 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "benchmarks" / "results" / "speed" / "default_route.md"
-STAGES = ("estimate_n_clusters", "make_criterion", "_choose", "fit_rankings",
-          "feature_count_curve", "assess_selection", "selection_stability", "knn_graph",
-          "spectral_embedding", "KMeans.fit")
+STAGES = ("estimate_n_clusters", "make_criterion", "feature_relevance", "gather_evidence",
+          "fit_rankings", "feature_count_curve", "assess_selection", "selection_stability",
+          "knn_graph", "spectral_embedding", "KMeans.fit")
 
 
 def write_planted(folder):
@@ -138,7 +138,7 @@ def main(argv=None):
              f"{os.environ.get('UFSEL_NUM_THREADS', 'unset')}; load average "
              f"{os.getloadavg()[0]:.1f} at the start (other jobs shared the cores); median of "
              f"{args.repeats} alternating runs, each a fresh `ufsel select` process.", "",
-             "| case | n x d | route s | MCFS s | ratio (goal <= 10) | route's choice | "
+             "| case | n x d | route s | MCFS s | ratio (goal <= 3) | route's choice | "
              "peak MiB | note |", "|---|---|---|---|---|---|---|---|"]
     log = lambda s: print(s, flush=True)  # noqa: E731
     profiles = []
