@@ -19,7 +19,7 @@ from .._registry import get_selector
 from ..base import RankingSelectorMixin
 from ..graph import reuse_neighbor_searches
 from ..linalg import column_mean_var, constant_features
-from ..utils import thread_limit
+from ..utils import get_selector_tags, thread_limit
 from ._criteria import (
     CRITERIA,
     DEFAULT_CRITERION,
@@ -429,10 +429,10 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
         given_K = (self.method_params or {}).get("n_clusters")
         single = (len(methods) == 1 and self.choice == "criterion"
                   and (given_K is not None or self.candidate_n_clusters == "estimate"
-                       or not get_selector(methods[0])()._uses_n_clusters()))
+                       or not get_selector_tags(get_selector(methods[0])()).uses_n_clusters))
         auto_count = self.n_features_to_select == "auto"
         needs_K = (not single or auto_count or self.verdict
-                   or get_selector(methods[0])()._uses_n_clusters())
+                   or get_selector_tags(get_selector(methods[0])()).uses_n_clusters)
         self.n_clusters_ = None
         if self.n_clusters != "auto":
             self.n_clusters_ = int(self.n_clusters)
@@ -488,7 +488,7 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
             self.n_features_to_select_ = self._resolve_n_features(d)
         fitted_at = getattr(est, "n_features_to_select_", None)  # (None after fit_rankings)
         est.set_params(n_features_to_select=self.n_features_to_select_)
-        if est._scores_depend_on_count and fitted_at != self.n_features_to_select_:
+        if get_selector_tags(est).scores_depend_on_count and fitted_at != self.n_features_to_select_:
             est.fit(Xw)  # the chosen count's own ranking (MCFS: LARS stopped at that cardinality)
         self.selector_ = est
         self.scores_ = est.scores_.copy()
@@ -545,7 +545,7 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
             cls = get_selector(name)  # raises with the valid options for an unknown name
             if std and name == "maxvariance" and len(methods) > 1:
                 continue  # every variance is 1 on standardised data
-            uses_K = cls()._uses_n_clusters()
+            uses_K = get_selector_tags(cls()).uses_n_clusters
             user = dict(self.method_params or {})
             for Kc in (scales if uses_K and "n_clusters" not in user else (K,)):
                 configs.append((name, cls, {**candidate_params(cls, Kc), **user}))
@@ -566,7 +566,7 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
             else:
                 est = cls(**params, n_features_to_select=top)
             try:  # (each fit runs under the thread policy, in the base class)
-                if len(configs) > 1 and est._scores_depend_on_count:
+                if len(configs) > 1 and get_selector_tags(est).scores_depend_on_count:
                     rankings = est.fit_rankings(Xw, counts)
                 else:
                     est.fit(Xw)

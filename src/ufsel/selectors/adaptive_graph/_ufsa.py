@@ -314,7 +314,6 @@ class UFSA(BaseSelector):
     (178, 4)
     """
 
-    _sparse_native = True  # never densifies sparse X
     components_ = renamed_attribute("W_")
 
     _parameter_constraints = {
@@ -358,6 +357,11 @@ class UFSA(BaseSelector):
         self.w_space = w_space
         self.random_state = random_state
         self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.sparse_native = True
+        return tags
 
     def _check(self, n, d):
         k, c = self.n_neighbors, self.n_clusters

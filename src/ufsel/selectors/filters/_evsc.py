@@ -175,8 +175,6 @@ class EVSC(BaseSelector):
     (200, 5)
     """
 
-    _sparse_native = True
-
     _parameter_constraints = {
         **BaseSelector._parameter_constraints,
         "n_clusters": [Interval(Integral, 1, None, closed="left")],
@@ -196,6 +194,11 @@ class EVSC(BaseSelector):
         self.symmetrize = symmetrize
         self.eigen_solver = eigen_solver
         self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.sparse_native = True
+        return tags
 
     def _fit(self, X):
         name = type(self).__name__

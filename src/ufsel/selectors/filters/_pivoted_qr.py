@@ -245,10 +245,13 @@ class PivotedQR(BaseSelector):
     array([False,  True, False,  True])
     """
 
-    _supports_dask = True
-
     def __init__(self, n_features_to_select=None):
         super().__init__(n_features_to_select=n_features_to_select)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.supports_dask = True
+        return tags
 
     def _fit(self, X):
         d = X.shape[1]

@@ -364,9 +364,6 @@ class SPEC(BaseSelector):
     (1797, 10)
     """
 
-    _sparse_native = True
-    _supports_dask = True
-
     _parameter_constraints = {
         **BaseSelector._parameter_constraints,
         "scoring": [StrOptions(set(_LOWER_IS_BETTER))],
@@ -392,9 +389,13 @@ class SPEC(BaseSelector):
         self.n_anchors = n_anchors
         self.random_state = random_state
 
-    def _uses_n_clusters(self):
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.supports_dask = True
+        tags.selector_tags.sparse_native = True
         # phi1 and phi2 use the whole spectrum; only phi3 takes xi_2..xi_K
-        return self.scoring == "phi3"
+        tags.selector_tags.uses_n_clusters = self.scoring == "phi3"
+        return tags
 
     def _fit(self, X):
         name = type(self).__name__

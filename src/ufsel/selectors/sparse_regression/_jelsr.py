@@ -328,8 +328,6 @@ class JELSR(BaseSelector):
     (1797, 10)
     """
 
-    _sparse_native = True
-
     _parameter_constraints = {
         **BaseSelector._parameter_constraints,
         **CLUSTER_GRAPH_CONSTRAINTS,
@@ -354,6 +352,11 @@ class JELSR(BaseSelector):
         self.eigen_solver = eigen_solver
         self.random_state = random_state
         self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.sparse_native = True
+        return tags
 
     def _y_step(self, L, fac, n, rng, Y_prev, shift_invert=None, g=None):
         """The c smallest eigenvectors of ``L + beta (I - hat)``."""

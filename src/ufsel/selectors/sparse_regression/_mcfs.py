@@ -231,9 +231,6 @@ class MCFS(BaseSelector):
         "n_anchors": [Interval(Integral, 2, None, closed="left")],
         "random_state": ["random_state"],
     }
-    _scores_depend_on_count = True
-    _supports_dask = True
-    _sparse_native = True
 
     def __init__(self, n_features_to_select=None, *, n_clusters=5, n_neighbors=5,
                  weight="binary", t="mean", symmetrize="max", ridge=1e-3,
@@ -251,6 +248,13 @@ class MCFS(BaseSelector):
         self.graph = graph
         self.n_anchors = n_anchors
         self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_depend_on_count = True
+        tags.selector_tags.supports_dask = True
+        tags.selector_tags.sparse_native = True
+        return tags
 
     def _embed(self, X):
         """The spectral embedding Y and ``X^T Y`` (None: computed from X and Y)."""

@@ -239,8 +239,6 @@ class QAlpha(BaseSelector):
     (200, 5)
     """
 
-    _sparse_native = True
-
     _parameter_constraints = {
         **BaseSelector._parameter_constraints,
         "n_clusters": [Interval(Integral, 1, None, closed="left")],
@@ -258,6 +256,11 @@ class QAlpha(BaseSelector):
         self.tol = tol
         self.random_state = random_state
         self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.sparse_native = True
+        return tags
 
     def _fit(self, X):
         name = type(self).__name__

@@ -316,8 +316,6 @@ class SPCAFS(BaseSelector):
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
-    _supports_dask = True
-    _sparse_native = True
     components_ = renamed_attribute("W_")
 
     def __init__(self, n_features_to_select=None, *, n_components=None, gamma=1.0, p=1.0,
@@ -332,6 +330,12 @@ class SPCAFS(BaseSelector):
         self.solver = solver
         self.random_state = random_state
         self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.supports_dask = True
+        tags.selector_tags.sparse_native = True
+        return tags
 
     def _fit(self, X):
         n, d = X.shape
