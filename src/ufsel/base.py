@@ -28,6 +28,7 @@ from .graph import knn_affinity
 from .linalg import constant_features
 from .utils import get_config, is_dask_array, thread_limit
 from .utils._docstrings import fill_doc
+from .utils._memory import base_terms, check_fit_memory
 from .utils._tags import SelectorTags, Tags, get_selector_tags, selectors_with
 from .utils._validation import (
     check_finite,
@@ -193,7 +194,10 @@ class BaseSelector(RankingSelectorMixin, BaseEstimator):
     within the constant features.
 
     ``fit`` and ``fit_rankings`` validate the parameters (``_fit_context``)
-    and X (``_validate_X``, including :func:`check_magnitude`) alike, and run
+    and X (``_validate_X``, including :func:`check_magnitude`) alike, refuse a
+    fit whose estimated peak memory exceeds ``max_fit_bytes``
+    (:func:`~ufsel.utils.check_fit_memory`, from the costs the selector names in
+    ``_memory_terms``) before any work, and run
     the computation in one scope: under the thread policy
     (:func:`ufsel.utils.thread_limit` for ``_problem_size(X)``, ``n * d``
     unless a method overrides it) and inside :func:`numerical_guard`. A graph
@@ -293,7 +297,19 @@ class BaseSelector(RankingSelectorMixin, BaseEstimator):
         ``n_features_to_select_`` resolved (the parameters are validated by ``_fit_context``)."""
         X = self._validate_X(X)
         self.n_features_to_select_ = self._resolve_n_features(X.shape[1])
+        check_fit_memory(self, X)
         return X
+
+    def _memory_terms(self, shape):
+        """The named peak-memory costs of a fit on data of ``shape``, in bytes.
+
+        ``shape`` is a :class:`~ufsel.utils.DataShape` (n, d, nnz, itemsize, kind);
+        the result maps what is allocated ("a 5000 x 5000 Gram") to its bytes. The
+        base counts what every fit allocates (:func:`ufsel.utils.base_terms`);
+        a selector adds its own largest allocations with the blocks of
+        :mod:`ufsel.utils._memory`. :func:`~ufsel.utils.check_fit_memory` sums them.
+        """
+        return base_terms(shape)
 
     def _problem_size(self, X):
         """The size the thread policy sees (:func:`ufsel.utils.thread_limit`): the

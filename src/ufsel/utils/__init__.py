@@ -3,6 +3,13 @@ configuration (thread count, memory limits), the thread policy, input validation
 
 from ._atomic import atomic_open, atomic_write_text, default_file_mode
 from ._config import config_context, get_config, set_config
+from ._memory import (
+    DataShape,
+    FitMemoryEstimate,
+    base_terms,
+    check_fit_memory,
+    estimate_fit_memory,
+)
 from ._optional import import_optional, is_dask_array, optional_available
 from ._progress import ProgressLine
 from ._tags import SelectorTags, get_selector_tags
@@ -10,7 +17,12 @@ from ._threads import SMALL_PROBLEM_SIZE, thread_limit, threads_for
 from ._validation import check_magnitude, densify
 
 __all__ = [
+    "DataShape",
+    "FitMemoryEstimate",
     "ProgressLine",
+    "base_terms",
+    "check_fit_memory",
+    "estimate_fit_memory",
     "SelectorTags",
     "get_selector_tags",
     "SMALL_PROBLEM_SIZE",

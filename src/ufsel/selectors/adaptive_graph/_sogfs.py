@@ -31,6 +31,7 @@ from ...linalg import (
     l2p_reweight_from_sq,
     project_simplex,
 )
+from ...utils._memory import dense_copy_term, embedding_term, gram_term, knn_terms
 
 __all__ = ["SOGFS", "sogfs_objective"]
 
@@ -304,6 +305,12 @@ class SOGFS(BaseSelector):
         self.tol = tol
         self.random_state = random_state
         self.verbose = verbose
+
+    def _memory_terms(self, shape):
+        n, d = shape.n, shape.d
+        return {**super()._memory_terms(shape), **dense_copy_term(shape),
+                f"the centred {n} x {d} X": n * d * 8, **gram_term(d, 3),
+                **knn_terms(shape, self.n_neighbors), **embedding_term(n, self.n_clusters)}
 
     @staticmethod
     def _scatter(X, L):

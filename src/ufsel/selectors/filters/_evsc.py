@@ -17,6 +17,7 @@ from ...graph import (
     null_space_dimension,
     spectral_embedding,
 )
+from ...utils._memory import eigen_terms, embedding_term, knn_terms
 
 __all__ = ["EVSC", "eigenvalue_sensitivity"]
 
@@ -199,6 +200,12 @@ class EVSC(BaseSelector):
         tags = super().__sklearn_tags__()
         tags.selector_tags.sparse_native = True
         return tags
+
+    def _memory_terms(self, shape):
+        return {**super()._memory_terms(shape), **knn_terms(shape, self.n_neighbors),
+                **eigen_terms(shape.n, self.n_clusters),
+                **embedding_term(shape.n * (self.n_neighbors + 1), self.n_clusters, 4,
+                                 "edge sensitivities")}
 
     def _fit(self, X):
         name = type(self).__name__

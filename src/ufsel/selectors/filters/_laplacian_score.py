@@ -18,6 +18,7 @@ from ...graph import (
     resolve_graph,
 )
 from ...linalg import graph_quadratic, weighted_moments
+from ...utils._memory import graph_terms
 
 __all__ = ["LaplacianScore", "laplacian_ratio", "laplacian_score"]
 
@@ -192,6 +193,9 @@ class LaplacianScore(BaseSelector):
         tags.selector_tags.supports_dask = True
         tags.selector_tags.sparse_native = True
         return tags
+
+    def _memory_terms(self, shape):
+        return {**super()._memory_terms(shape), **graph_terms(shape, self)}
 
     def _fit(self, X):
         rng = self._start_fit(X)

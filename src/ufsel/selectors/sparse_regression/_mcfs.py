@@ -21,6 +21,7 @@ from ...graph import (
 )
 from ...linalg import gram_matrix, lars_at_cardinalities, transpose_dot
 from ...utils import get_config
+from ...utils._memory import eigen_terms, gram_term, graph_terms
 
 __all__ = ["MCFS", "mcfs_scores"]
 
@@ -255,6 +256,13 @@ class MCFS(BaseSelector):
         tags.selector_tags.supports_dask = True
         tags.selector_tags.sparse_native = True
         return tags
+
+    def _memory_terms(self, shape):
+        terms = {**super()._memory_terms(shape), **graph_terms(shape, self),
+                 **eigen_terms(shape.n, self.n_clusters)}
+        if shape.sparse or shape.dask or shape.d <= shape.n:  # (dense wide: through X)
+            terms.update(gram_term(shape.d, 2))
+        return terms
 
     def _embed(self, X):
         """The spectral embedding Y and ``X^T Y`` (None: computed from X and Y)."""

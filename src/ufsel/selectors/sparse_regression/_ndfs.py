@@ -32,6 +32,7 @@ from ...linalg import (
     pos_neg_parts,
     weighted_ridge,
 )
+from ...utils._memory import eigen_terms, embedding_term, graph_terms, ridge_term
 
 __all__ = ["NDFS", "ndfs_laplacian", "ndfs_objective"]
 
@@ -234,6 +235,11 @@ class NDFS(BaseSelector):
         tags = super().__sklearn_tags__()
         tags.selector_tags.sparse_native = True
         return tags
+
+    def _memory_terms(self, shape):
+        return {**super()._memory_terms(shape), **graph_terms(shape, self),
+                **eigen_terms(shape.n, self.n_clusters), **ridge_term(shape, 2),
+                **embedding_term(shape.n, self.n_clusters)}
 
     def _fit(self, X):
         name = type(self).__name__

@@ -19,6 +19,7 @@ from ...linalg import (
     partial_eigh,
     scatter_matrix,
 )
+from ...utils._memory import gram_term
 
 __all__ = ["QAlpha", "qalpha_objective", "standardised_operator"]
 
@@ -261,6 +262,11 @@ class QAlpha(BaseSelector):
         tags = super().__sklearn_tags__()
         tags.selector_tags.sparse_native = True
         return tags
+
+    def _memory_terms(self, shape):
+        return {**super()._memory_terms(shape),
+                f"the centred unit-norm {shape.n} x {shape.d} X": 2 * shape.n * shape.d * 8,
+                **gram_term(shape.d, 3, "scatter")}
 
     def _fit(self, X):
         name = type(self).__name__

@@ -27,6 +27,7 @@ from ...linalg import (
     ridge_solve,
     soft_threshold,
 )
+from ...utils._memory import dense_copy_term, embedding_term, graph_terms, ridge_term
 
 __all__ = [
     "RSFS",
@@ -348,6 +349,11 @@ class RSFS(BaseSelector):
         self.tol = tol
         self.random_state = random_state
         self.verbose = verbose
+
+    def _memory_terms(self, shape):
+        return {**super()._memory_terms(shape), **dense_copy_term(shape),
+                **graph_terms(shape, self), **ridge_term(shape, 3),
+                **embedding_term(shape.n, self.n_clusters)}
 
     def _fit(self, X):
         name = type(self).__name__

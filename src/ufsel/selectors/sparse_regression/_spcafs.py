@@ -15,6 +15,7 @@ from ...base import BaseSelector, NumericalError, warn_not_converged
 from ...linalg import l2p_norm, l2p_reweight, partial_eigh, scatter_matrix
 from ...utils import is_dask_array
 from ...utils._deprecation import renamed_attribute
+from ...utils._memory import embedding_term, gram_term
 
 __all__ = ["SPCAFS", "spcafs_objective", "spcafs_path"]
 
@@ -336,6 +337,15 @@ class SPCAFS(BaseSelector):
         tags.selector_tags.supports_dask = True
         tags.selector_tags.sparse_native = True
         return tags
+
+    def _memory_terms(self, shape):
+        terms = super()._memory_terms(shape)
+        if self.solver == "dense" or (self.solver == "auto" and shape.d <= _OPERATOR_MIN_D):
+            terms.update(gram_term(shape.d, 4, "scatter"))
+        else:
+            terms.update(embedding_term(shape.d, 5 * (self.n_components or 5), 4,
+                                        "eigenvector block"))
+        return terms
 
     def _fit(self, X):
         n, d = X.shape

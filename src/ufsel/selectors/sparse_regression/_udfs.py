@@ -26,6 +26,7 @@ from ...linalg import (
     row_norms_sq,
     smallest_eigvecs,
 )
+from ...utils._memory import knn_terms, local_terms, ridge_term
 
 __all__ = ["UDFS", "udfs_local_scatter", "udfs_objective"]
 
@@ -227,6 +228,10 @@ class UDFS(BaseSelector):
         tags = super().__sklearn_tags__()
         tags.selector_tags.sparse_native = True
         return tags
+
+    def _memory_terms(self, shape):
+        return {**super()._memory_terms(shape), **knn_terms(shape, self.n_neighbors),
+                **local_terms(shape, self.n_neighbors), **ridge_term(shape, 3)}
 
     def _fit(self, X):
         name = type(self).__name__
