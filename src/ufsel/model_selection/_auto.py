@@ -17,9 +17,10 @@ from sklearn.utils.validation import validate_data
 
 from .._registry import get_selector
 from ..base import RankingSelectorMixin
+from ..exceptions import MemoryLimitError
 from ..graph import reuse_neighbor_searches
 from ..linalg import column_mean_var, constant_features
-from ..utils import get_selector_tags, thread_limit
+from ..utils import check_fit_memory, estimate_fit_memory, get_selector_tags, thread_limit
 from ._criteria import (
     CRITERIA,
     DEFAULT_CRITERION,
@@ -406,10 +407,32 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
         """
         X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, order="F",
                           ensure_min_samples=4, ensure_min_features=2)
+        self._check_memory(X)
         # the cluster-count estimate and the graph-based candidates search X's
         # neighbours once
         with reuse_neighbor_searches():
             return self._fit(X)
+
+    def _check_memory(self, X):
+        """Refuse X before any work when no candidate method fits within ``max_fit_bytes``.
+
+        Each candidate's fit checks its own estimate again (and a candidate that does
+        not fit is left out of the comparison); this refuses at once, with the
+        cheapest candidate's one-line :class:`~ufsel.exceptions.MemoryLimitError`,
+        what would otherwise fail only after the cluster-count estimate.
+        """
+        K = self.n_clusters if self.n_clusters != "auto" else 5
+        refusals = []
+        for name in self.methods or DEFAULT_METHODS:
+            cls = get_selector(name)  # raises with the valid options for an unknown name
+            est = cls(**{**candidate_params(cls, K), **(self.method_params or {})})
+            try:
+                check_fit_memory(est, X)
+            except MemoryLimitError as exc:
+                refusals.append((estimate_fit_memory(est, X).total, exc))
+            else:
+                return
+        raise min(refusals, key=lambda r: r[0])[1]
 
     def _fit(self, X):
         n, d = X.shape
