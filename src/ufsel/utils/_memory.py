@@ -153,8 +153,10 @@ def base_terms(shape):
         terms["a column-major copy of the sparse X"] = shape.nnz * 12 + (d + 1) * _F8
         if shape.copied:
             terms["validation's copy of X"] = shape.nnz * 12 + (n + 1) * _F8
-    elif shape.copied:
-        terms["validation's copy of X"] = n * d * shape.itemsize
+    else:  # the per-feature variance (constant features) centres a copy of X
+        terms[f"the centred {n} x {d} copy the variances read"] = n * d * _F8
+        if shape.copied:
+            terms["validation's copy of X"] = n * d * shape.itemsize
     return terms
 
 
@@ -182,8 +184,8 @@ def eigen_terms(n, n_vectors):
     or LOBPCG block of a few times ``n_vectors`` columns above."""
     from ..linalg import DENSE_EIGH_MAX
 
-    if n <= DENSE_EIGH_MAX:
-        return square_term(n, 3, "dense eigendecomposition")
+    if n <= DENSE_EIGH_MAX:  # the dense Laplacian and LAPACK's copy of it
+        return square_term(n, 1.5, "dense eigendecomposition")
     return {f"the {n} x {n_vectors} eigenvector block": n * (4 * n_vectors + 40) * 3 * _F8}
 
 
@@ -196,12 +198,14 @@ def _search_rows(n):
     return max(1, min(n, int(working // (n * _F8))))
 
 
-def knn_terms(shape, n_neighbors, *, algorithm="auto"):
+def knn_terms(shape, n_neighbors, *, algorithm="auto", weight="heat"):
     """The k-NN search and the sparse graph of :func:`ufsel.graph.knn_affinity`.
 
-    The exact search computes the distances of a block of rows to all n samples at a
-    time (scikit-learn's ``working_memory`` per block, and as much again for the
-    neighbour selection); in fewer than 16 dimensions a k-d tree is searched instead.
+    On sparse X the exact search computes the distances of a block of rows to all n
+    samples at a time (scikit-learn's ``working_memory`` per block, and as much again
+    for the neighbour selection); on dense X scikit-learn's pairwise reductions work on
+    small tiles, and in fewer than 16 dimensions a k-d tree is searched instead. A heat
+    kernel adds the distances its bandwidth is estimated from (at most 3,000 samples).
     The approximate search (from 50,000 samples with a backend installed) holds an
     index of about one float32 copy of X. The graph holds each sample's neighbours and
     distances and the symmetric sparse affinity, with the copies its construction makes.
@@ -227,11 +231,14 @@ def knn_terms(shape, n_neighbors, *, algorithm="auto"):
     elif not shape.sparse and d < 16 and algorithm in ("auto", "exact", "kd_tree",
                                                        "ball_tree"):
         terms[f"the {n}-sample k-d tree"] = n * d * _F8 + n * 3 * _F8
-    else:
+    elif shape.sparse:
         rows = _search_rows(n)
         terms[f"the {n} x {n} k-NN search blocks"] = 2 * rows * n * _F8
-    m = min(n, 3000)
-    terms["the heat-kernel bandwidth's distances"] = m * m * _F8
+    else:
+        terms[f"the {n} x {n} k-NN search tiles"] = 2 * min(n, 256) * n * _F8
+    if weight == "heat":
+        m = min(n, 3000)
+        terms["the heat-kernel bandwidth's distances"] = m * m * _F8
     terms[f"the {n}-sample k-NN graph"] = 160 * n * (k + 1)
     return terms
 
@@ -257,7 +264,8 @@ def graph_terms(shape, estimator):
     if graph == "anchor" or shape.dask or (
             graph == "auto" and not shape.sparse and shape.n >= ANCHOR_GRAPH_MIN_SAMPLES):
         return anchor_terms(shape, params.get("n_anchors", 1000), k)
-    return knn_terms(shape, k, algorithm=params.get("neighbors_algorithm", "auto"))
+    return knn_terms(shape, k, algorithm=params.get("neighbors_algorithm", "auto"),
+                     weight=params.get("weight", "heat"))
 
 
 # ---------------------------------------------------------------- estimate, check

@@ -377,7 +377,7 @@ class DGUFS(PerCountRankingsMixin, BaseSelector):
 
     def _memory_terms(self, shape):
         return {**super()._memory_terms(shape), **dense_copy_term(shape),
-                **knn_terms(shape, self.n_neighbors), **square_term(shape.n, 6, "dense graph")}
+                **knn_terms(shape, self.n_neighbors, weight=None), **square_term(shape.n, 6, "dense graph")}
 
     def _problem_size(self, X):
         """The thread policy sees the n x n matrices of the fit (its eigensolves)."""

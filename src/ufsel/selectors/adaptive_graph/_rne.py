@@ -198,7 +198,7 @@ class RNE(PerCountRankingsMixin, BaseSelector):
         n, d = shape.n, shape.d
         return {**super()._memory_terms(shape), **dense_copy_term(shape),
                 f"the {n} x {d} reconstruction residual": 3 * n * d * 8,
-                **knn_terms(shape, self.n_neighbors), **local_terms(shape, self.n_neighbors)}
+                **knn_terms(shape, self.n_neighbors, weight=None), **local_terms(shape, self.n_neighbors)}
 
     def _fit(self, X):
         rng = self._start_fit(X)

@@ -264,7 +264,7 @@ class PivotedQR(BaseSelector):
             terms.update(square_term(n, 1, "orthonormal basis"))
         else:  # the R factor of the row-blocked QR, the stacked block, the pivoting copies
             rows = m + (0 if shape.dask else BLOCK_ROWS)
-            terms[f"the {m} x {d} R factor of the QR"] = (2 * m + rows) * d * 8
+            terms[f"the {m} x {d} R factor of the QR"] = (3 * m + 2 * rows) * d * 8
             terms.update(square_term(m, 1, "orthonormal basis"))
         return terms
 

@@ -433,7 +433,7 @@ class LGDFS(BaseSelector):
     def _memory_terms(self, shape):
         n = shape.n
         terms = {**super()._memory_terms(shape), **dense_copy_term(shape),
-                 **knn_terms(shape, self.n_neighbors), **local_terms(shape, self.n_neighbors),
+                 **knn_terms(shape, self.n_neighbors, weight=None), **local_terms(shape, self.n_neighbors),
                  **ridge_term(shape, 3)}
         return {**terms, **eigen_terms(n, self.n_clusters)}
 

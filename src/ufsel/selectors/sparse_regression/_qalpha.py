@@ -19,7 +19,7 @@ from ...linalg import (
     partial_eigh,
     scatter_matrix,
 )
-from ...utils._memory import gram_term
+from ...utils._memory import embedding_term, gram_term
 
 __all__ = ["QAlpha", "qalpha_objective", "standardised_operator"]
 
@@ -264,9 +264,13 @@ class QAlpha(BaseSelector):
         return tags
 
     def _memory_terms(self, shape):
-        return {**super()._memory_terms(shape),
-                f"the centred unit-norm {shape.n} x {shape.d} X": 2 * shape.n * shape.d * 8,
-                **gram_term(shape.d, 3, "scatter")}
+        terms = super()._memory_terms(shape)
+        if shape.sparse:  # through a standardised operator: nothing n x d or d x d
+            return {**terms, **embedding_term(shape.n, self.n_clusters, 8, "basis Q")}
+        terms[f"the centred unit-norm {shape.n} x {shape.d} X"] = 2 * shape.n * shape.d * 8
+        if not _use_operator(shape.n, shape.d, self.n_clusters):
+            terms.update(gram_term(shape.d, 3, "scatter"))
+        return terms
 
     def _fit(self, X):
         name = type(self).__name__

@@ -328,7 +328,7 @@ class RUFS(BaseSelector):
         return tags
 
     def _memory_terms(self, shape):
-        return {**super()._memory_terms(shape), **knn_terms(shape, self.n_neighbors),
+        return {**super()._memory_terms(shape), **knn_terms(shape, self.n_neighbors, weight=None),
                 **local_terms(shape, self.n_neighbors), **ridge_term(shape, 3),
                 **embedding_term(shape.n, self.n_clusters, 12)}
 

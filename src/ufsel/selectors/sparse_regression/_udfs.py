@@ -230,7 +230,7 @@ class UDFS(BaseSelector):
         return tags
 
     def _memory_terms(self, shape):
-        return {**super()._memory_terms(shape), **knn_terms(shape, self.n_neighbors),
+        return {**super()._memory_terms(shape), **knn_terms(shape, self.n_neighbors, weight=None),
                 **local_terms(shape, self.n_neighbors), **ridge_term(shape, 3)}
 
     def _fit(self, X):
