@@ -35,6 +35,7 @@ __all__ = [
     "anchor_terms",
     "check_fit_memory",
     "dense_copy_term",
+    "densified",
     "eigen_terms",
     "estimate_fit_memory",
     "gram_term",
@@ -158,6 +159,13 @@ def base_terms(shape):
         if shape.copied:
             terms["validation's copy of X"] = n * d * shape.itemsize
     return terms
+
+
+def densified(shape):
+    """The shape of the dense copy a method that needs dense data works on."""
+    if not shape.sparse:
+        return shape
+    return DataShape(shape.n, shape.d, None, 8, "dense", False)
 
 
 def dense_copy_term(shape, copies=1):

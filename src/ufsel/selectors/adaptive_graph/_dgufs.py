@@ -14,7 +14,7 @@ from threadpoolctl import ThreadpoolController
 from ..._iterate import ObjectiveTracker, PerCountRankingsMixin
 from ...base import BaseSelector, densify
 from ...linalg import partial_eigh
-from ...utils._memory import dense_copy_term, knn_terms, square_term
+from ...utils._memory import dense_copy_term, densified, knn_terms, square_term
 
 __all__ = ["DGUFS", "dgufs_objective"]
 
@@ -377,7 +377,7 @@ class DGUFS(PerCountRankingsMixin, BaseSelector):
 
     def _memory_terms(self, shape):
         return {**super()._memory_terms(shape), **dense_copy_term(shape),
-                **knn_terms(shape, self.n_neighbors, weight=None), **square_term(shape.n, 6, "dense graph")}
+                **knn_terms(densified(shape), self.n_neighbors, weight=None), **square_term(shape.n, 8, "dense graph")}
 
     def _problem_size(self, X):
         """The thread policy sees the n x n matrices of the fit (its eigensolves)."""

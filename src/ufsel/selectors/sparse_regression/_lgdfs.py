@@ -27,7 +27,15 @@ from ...graph import (
     weighted_knn_graph,
 )
 from ...linalg import DENSE_EIGH_MAX, partial_eigh
-from ...utils._memory import dense_copy_term, eigen_terms, knn_terms, local_terms, ridge_term
+from ...utils._memory import (
+    dense_copy_term,
+    densified,
+    eigen_terms,
+    knn_terms,
+    local_terms,
+    ridge_term,
+    square_term,
+)
 
 __all__ = [
     "LGDFS",
@@ -433,9 +441,10 @@ class LGDFS(BaseSelector):
     def _memory_terms(self, shape):
         n = shape.n
         terms = {**super()._memory_terms(shape), **dense_copy_term(shape),
-                 **knn_terms(shape, self.n_neighbors, weight=None), **local_terms(shape, self.n_neighbors),
+                 **knn_terms(densified(shape), self.n_neighbors, weight=None), **local_terms(shape, self.n_neighbors),
                  **ridge_term(shape, 3)}
-        return {**terms, **eigen_terms(n, self.n_clusters)}
+        return {**terms, **eigen_terms(n, self.n_clusters),
+                **square_term(n, 2, "local and global Laplacians")}
 
     def _fit(self, X):
         name = type(self).__name__

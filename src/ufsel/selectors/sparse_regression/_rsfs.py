@@ -27,7 +27,7 @@ from ...linalg import (
     ridge_solve,
     soft_threshold,
 )
-from ...utils._memory import dense_copy_term, embedding_term, graph_terms, ridge_term
+from ...utils._memory import dense_copy_term, densified, embedding_term, graph_terms, ridge_term
 
 __all__ = [
     "RSFS",
@@ -352,7 +352,7 @@ class RSFS(BaseSelector):
 
     def _memory_terms(self, shape):
         return {**super()._memory_terms(shape), **dense_copy_term(shape),
-                **graph_terms(shape, self), **ridge_term(shape, 3),
+                **graph_terms(densified(shape), self), **ridge_term(shape, 3),
                 **embedding_term(shape.n, self.n_clusters)}
 
     def _fit(self, X):

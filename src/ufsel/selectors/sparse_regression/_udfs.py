@@ -26,7 +26,7 @@ from ...linalg import (
     row_norms_sq,
     smallest_eigvecs,
 )
-from ...utils._memory import knn_terms, local_terms, ridge_term
+from ...utils._memory import knn_terms, local_terms, ridge_term, square_term
 
 __all__ = ["UDFS", "udfs_local_scatter", "udfs_objective"]
 
@@ -231,7 +231,8 @@ class UDFS(BaseSelector):
 
     def _memory_terms(self, shape):
         return {**super()._memory_terms(shape), **knn_terms(shape, self.n_neighbors, weight=None),
-                **local_terms(shape, self.n_neighbors), **ridge_term(shape, 3)}
+                **local_terms(shape, self.n_neighbors), **ridge_term(shape, 3),
+                **square_term(shape.n, 1, "local scatter L")}
 
     def _fit(self, X):
         name = type(self).__name__
