@@ -97,6 +97,7 @@ def write_atomic(path, text):
 def method_cell(X, y, method, ks):
     """ACC of the method's top k features for each distinct k of the grid."""
     from ufsel import get_selector
+    from ufsel.utils import get_selector_tags
 
     cls = get_selector(method)
     defaults = cls().get_params()
@@ -109,7 +110,7 @@ def method_cell(X, y, method, ks):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est = cls(**params)
-        if est._scores_depend_on_count:
+        if get_selector_tags(est).scores_depend_on_count:
             rankings = est.fit_rankings(X, ks)
         else:
             est.fit(X)

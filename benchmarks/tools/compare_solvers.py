@@ -50,6 +50,7 @@ def _worker(spec):
 
     from ufsel import get_selector
     from ufsel.datasets import load_dataset
+    from ufsel.utils import get_selector_tags
 
     X = np.ascontiguousarray(load_dataset(spec["name"]).data, dtype=np.float64)
     cls = get_selector(spec["method"])
@@ -60,8 +61,7 @@ def _worker(spec):
     t0 = time.process_time()
     est = cls(n_features_to_select=counts[-1], **params).fit(X)
     rankings = dict.fromkeys(counts, est.ranking_)
-    # private: needs public API (whether the scores depend on the count)
-    if getattr(cls, "_scores_depend_on_count", False) and len(counts) > 1:
+    if get_selector_tags(est).scores_depend_on_count and len(counts) > 1:
         rankings.update(est.fit_rankings(X, counts[:-1]))
     cpu = time.process_time() - t0
     objective = getattr(est, "objective_", None)

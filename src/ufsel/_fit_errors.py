@@ -14,8 +14,8 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from ._registry import SELECTORS
 from .exceptions import DenseCopyTooLargeError, NumericalError
+from .utils._tags import selectors_with
 
 __all__ = ["numerical_guard", "sparse_native_names", "warn_not_converged"]
 
@@ -69,8 +69,7 @@ def numerical_guard(owner):
 
 def sparse_native_names():
     """The registered selectors that never form a dense copy of sparse input."""
-    return [cls.__name__ for _, cls in sorted(SELECTORS.items())
-            if getattr(cls, "_sparse_native", False)]
+    return [cls.__name__ for cls in selectors_with("sparse_native").values()]
 
 
 def warn_not_converged(owner, max_iter, last_change, tol):

@@ -148,7 +148,10 @@ class PerCountRankingsMixin:
     so no count is fitted twice.
     """
 
-    _scores_depend_on_count = True
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_depend_on_count = True
+        return tags
 
     def _fit_rankings(self, X, counts):
         rankings = {}

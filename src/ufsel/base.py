@@ -23,12 +23,13 @@ from sklearn.utils._param_validation import Interval, RealNotInt
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._fit_errors import numerical_guard, warn_not_converged
-from ._registry import SELECTORS
 from .exceptions import NumericalError
 from .graph import knn_affinity
 from .linalg import constant_features
 from .utils import get_config, is_dask_array, thread_limit
 from .utils._docstrings import fill_doc
+from .utils._memory import base_terms, check_fit_memory
+from .utils._tags import SelectorTags, Tags, get_selector_tags, selectors_with
 from .utils._validation import (
     check_finite,
     check_magnitude,
@@ -125,7 +126,7 @@ class RankingSelectorMixin(SelectorMixin):
         tags.input_tags.sparse = True
         tags.input_tags.allow_nan = False
         tags.target_tags.required = False
-        return tags
+        return Tags.from_sklearn(tags, SelectorTags())
 
 
 @fill_doc
@@ -159,20 +160,19 @@ class BaseSelector(RankingSelectorMixin, BaseEstimator):
     features of equal score (lower first). Capabilities that scikit-learn has
     a tag for are tags (``__sklearn_tags__``): every selector accepts sparse
     input and refuses NaN; a method that computes in float32 when given float32
-    data adds ``"float32"`` to ``transformer_tags.preserves_dtype``. Class
-    attributes a subclass may override, for what scikit-learn has no tag for:
-
-    - ``_min_samples``: fewest samples the method accepts.
-    - ``_scores_depend_on_count``: True when the scores change with
-      ``n_features_to_select`` (MCFS); such a selector overrides
-      ``_fit_rankings``.
-    - ``_supports_dask``: True when ``_fit`` accepts a ``dask.array.Array``, which
-      it reads only through the dask-aware blocks of :mod:`ufsel.linalg` and
-      :mod:`ufsel.graph`, never whole (validated by ``_validate_dask``).
-    - ``_sparse_native``: True when ``_fit`` never forms a dense n x d copy of
-      sparse X; the others call :func:`densify`, which refuses a copy above
-      ``max_dense_bytes`` (:func:`ufsel.set_config`); ``fit`` then names the
-      sparse-native selectors. ``test_scale_sparse.py`` checks every selector.
+    data adds ``"float32"`` to ``transformer_tags.preserves_dtype``. What
+    scikit-learn has no tag for is in ``tags.selector_tags``
+    (:class:`~ufsel.utils.SelectorTags`, read with
+    :func:`~ufsel.utils.get_selector_tags`), set in the subclass's
+    ``__sklearn_tags__``: ``uses_n_clusters`` (by default, whether the selector
+    has an ``n_clusters`` parameter), ``scores_depend_on_count`` (such a selector
+    overrides ``_fit_rankings``), ``supports_dask`` (``_fit`` accepts a
+    ``dask.array.Array``, validated by ``_validate_dask``) and ``sparse_native``
+    (``_fit`` never forms a dense n x d copy of sparse X; the others call
+    :func:`densify`, which refuses a copy above ``max_dense_bytes``, and
+    ``fit`` then names the sparse-native selectors; ``test_scale_sparse.py``
+    checks every selector). The class attribute ``_min_samples`` is the fewest
+    samples the method accepts.
 
     **Shared docstring text.** A docstring line ``{name}`` stands for the entries
     ``ufsel.utils._docstrings.SHARED_DOCSTRINGS[name]``, filled in for every
@@ -194,7 +194,10 @@ class BaseSelector(RankingSelectorMixin, BaseEstimator):
     within the constant features.
 
     ``fit`` and ``fit_rankings`` validate the parameters (``_fit_context``)
-    and X (``_validate_X``, including :func:`check_magnitude`) alike, and run
+    and X (``_validate_X``, including :func:`check_magnitude`) alike, refuse a
+    fit whose estimated peak memory exceeds ``max_fit_bytes``
+    (:func:`~ufsel.utils.check_fit_memory`, from the costs the selector names in
+    ``_memory_terms``) before any work, and run
     the computation in one scope: under the thread policy
     (:func:`ufsel.utils.thread_limit` for ``_problem_size(X)``, ``n * d``
     unless a method overrides it) and inside :func:`numerical_guard`. A graph
@@ -212,9 +215,6 @@ class BaseSelector(RankingSelectorMixin, BaseEstimator):
     }
 
     _min_samples = 2
-    _scores_depend_on_count = False
-    _supports_dask = False
-    _sparse_native = False
 
     def __init__(self, n_features_to_select=None):
         self.n_features_to_select = n_features_to_select
@@ -223,10 +223,10 @@ class BaseSelector(RankingSelectorMixin, BaseEstimator):
         super().__init_subclass__(**kwargs)
         fill_doc(cls)
 
-    def _uses_n_clusters(self):
-        """Whether the scores depend on ``n_clusters`` at the current settings (SPEC:
-        only with phi3); AutoSelector tries such a method at several cluster counts."""
-        return "n_clusters" in self.get_params(deep=False)
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.uses_n_clusters = "n_clusters" in self.get_params(deep=False)
+        return tags
 
     # ------------------------------------------------------------------ API
     @_fit_context(prefer_skip_nested_validation=True)
@@ -279,7 +279,7 @@ class BaseSelector(RankingSelectorMixin, BaseEstimator):
             )
         counts = sorted({int(k) for k in values})
         est = clone(self).set_params(n_features_to_select=counts[-1])
-        if not self._scores_depend_on_count:
+        if not get_selector_tags(self).scores_depend_on_count:
             est.fit(X)
             return {k: est.ranking_.copy() for k in counts}
         X = est._prepare_fit(X)
@@ -297,7 +297,19 @@ class BaseSelector(RankingSelectorMixin, BaseEstimator):
         ``n_features_to_select_`` resolved (the parameters are validated by ``_fit_context``)."""
         X = self._validate_X(X)
         self.n_features_to_select_ = self._resolve_n_features(X.shape[1])
+        check_fit_memory(self, X)
         return X
+
+    def _memory_terms(self, shape):
+        """The named peak-memory costs of a fit on data of ``shape``, in bytes.
+
+        ``shape`` is a :class:`~ufsel.utils.DataShape` (n, d, nnz, itemsize, kind);
+        the result maps what is allocated ("a 5000 x 5000 Gram") to its bytes. The
+        base counts what every fit allocates (:func:`ufsel.utils.base_terms`);
+        a selector adds its own largest allocations with the blocks of
+        :mod:`ufsel.utils._memory`. :func:`~ufsel.utils.check_fit_memory` sums them.
+        """
+        return base_terms(shape)
 
     def _problem_size(self, X):
         """The size the thread policy sees (:func:`ufsel.utils.thread_limit`): the
@@ -387,8 +399,8 @@ class BaseSelector(RankingSelectorMixin, BaseEstimator):
     def _validate_dask(self, X, *, reset=True):
         """The dask counterpart of ``validate_data``: shape, dtype, finiteness, n_features_in_."""
         name = type(self).__name__
-        if not self._supports_dask:
-            able = sorted(k for k, cls in SELECTORS.items() if cls._supports_dask)
+        if not get_selector_tags(self).supports_dask:
+            able = list(selectors_with("supports_dask"))
             raise TypeError(
                 f"{name} does not accept dask arrays. Selectors that do: {able}. "
                 "Otherwise load the data into memory (X.compute()) first."

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..utils import get_selector_tags
 from ._cache import Store, atomic_write_text, canonical_json, content_key, to_jsonable
 from ._experiment import load_experiment, resolve_params
 from ._tables import build_tables, write_tables
@@ -158,7 +159,7 @@ def _plan_settings(exp, ds_label, n_classes, counts, fp, version, failures, prot
                           f"{', '.join(sorted(SELECTORS))}); skipped.",
             })
             continue
-        count_dependent = bool(getattr(cls, "_scores_depend_on_count", False))
+        count_dependent = get_selector_tags(cls()).scores_depend_on_count
         seen = {}
         raw = m.settings()
         for i, setting in enumerate(raw):

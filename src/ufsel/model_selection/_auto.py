@@ -17,8 +17,10 @@ from sklearn.utils.validation import validate_data
 from .._registry import get_selector
 from ..base import RankingSelectorMixin
 from ..datasets._anndata import anndata_matrix, is_anndata
+from ..exceptions import MemoryLimitError
 from ..graph import reuse_neighbor_searches
 from ..linalg import column_mean_var, constant_features
+from ..utils import check_fit_memory, estimate_fit_memory
 from ._criteria import CRITERIA, DEFAULT_CRITERION, _standardize, make_criterion
 from ._feature_count import (
     DEFAULT_N_SE,
@@ -38,6 +40,7 @@ from ._route import (
     DataDescription,
     Named,
     Shortlist,
+    _candidate_params,
     gather_evidence,
     scores_depend_on_count,
     uses_n_clusters,
@@ -397,6 +400,7 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
             self.feature_names_in_ = names
         for m in self.methods or ():
             get_selector(m)  # raises with the valid options for an unknown name
+        self._check_memory(X)
         # the cluster-count estimate and the graph-based candidates search X's neighbours
         # once; a warning repeated inside the route is passed on once
         with warnings.catch_warnings(record=True) as caught:
@@ -410,6 +414,27 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
                 seen.add(key)
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         return self
+
+    def _check_memory(self, X):
+        """Refuse X before any work when no candidate method fits within ``max_fit_bytes``.
+
+        Each candidate's fit checks its own estimate again (and a candidate that does
+        not fit is left out of the comparison); this refuses at once, with the
+        cheapest candidate's one-line :class:`~ufsel.exceptions.MemoryLimitError`,
+        what would otherwise fail only after the cluster-count estimate.
+        """
+        K = self.n_clusters if self.n_clusters != "auto" else 5
+        refusals = []
+        for name in self.methods or DEFAULT_METHODS:
+            cls = get_selector(name)
+            est = cls(**{**_candidate_params(cls, K), **(self.method_params or {})})
+            try:
+                check_fit_memory(est, X)
+            except MemoryLimitError as exc:
+                refusals.append((estimate_fit_memory(est, X).total, exc))
+            else:
+                return
+        raise min(refusals, key=lambda r: r[0])[1]
 
     # ------------------------------------------------------------------ the steps
     def _streams(self):

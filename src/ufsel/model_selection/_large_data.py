@@ -9,7 +9,8 @@ import time
 import numpy as np
 from sklearn.utils import Bunch
 
-from ..utils import import_optional
+from ..utils import get_selector_tags, import_optional
+from ..utils._tags import selectors_with
 
 __all__ = ["DASK_SCHEDULER_ENV", "LARGE_FILE_MIN_ROWS", "SAMPLE_ROWS", "Progress",
            "file_rows", "select_large_file"]
@@ -270,11 +271,8 @@ def _dask_data(data, est, standardize, bar):
     standardised lazily when asked, and its constant columns."""
     from ..linalg import column_mean_var, constant_features
 
-    if not est._supports_dask:
-        from .._registry import SELECTORS
-
-        able = ", ".join(sorted(c.__name__ for c in SELECTORS.values()
-                                if c._supports_dask))
+    if not get_selector_tags(est).supports_dask:
+        able = ", ".join(sorted(c.__name__ for c in selectors_with("supports_dask").values()))
         raise ValueError(f"{type(est).__name__} does not accept dask arrays, so it cannot be "
                          f"fitted on the cluster; selectors that do: {able}. Drop --dask "
                          "to fit in memory.")

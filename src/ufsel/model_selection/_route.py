@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._registry import get_selector
-from ..utils import thread_limit
+from ..utils import get_selector_tags, thread_limit
 from ._criteria import agreement_scales
 from ._feature_count import ESTIMATE_REPEATS
 from ._random_subset import null_subsets, summarize_null
@@ -42,13 +42,13 @@ FEW_RELEVANT_MAX = 50
 
 
 def uses_n_clusters(est):
-    """Whether a selector's scores depend on ``n_clusters`` at its settings."""
-    return bool(est._uses_n_clusters())
+    """Whether a selector's scores depend on ``n_clusters`` at its settings (its tag)."""
+    return bool(get_selector_tags(est).uses_n_clusters)
 
 
 def scores_depend_on_count(est):
-    """Whether a selector's scores change with the number of features selected."""
-    return bool(getattr(est, "_scores_depend_on_count", False))
+    """Whether a selector's scores change with the number of features selected (its tag)."""
+    return bool(get_selector_tags(est).scores_depend_on_count)
 
 
 @dataclass

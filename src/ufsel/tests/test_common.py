@@ -33,6 +33,8 @@ from sklearn.utils._param_validation import Interval, InvalidParameterError, Str
 import ufsel
 from ufsel._registry import SELECTORS
 from ufsel.base import BaseSelector, NumericalError
+from ufsel.exceptions import MemoryLimitError
+from ufsel.utils import estimate_fit_memory
 
 from ._common import (
     EXPECTED_FAILURES,
@@ -301,6 +303,38 @@ def test_hostile_input(name, case_name):
         return
     if case.check is not None:
         case.check(est, name)
+
+
+#: Inputs beyond the memory limit: (builder, what makes them large). The limit is set to
+#: half the selector's own estimate, so each is refused by the check before the work.
+OVERSIZED = {
+    "oversized_wide_sparse": lambda: sparse.random(60, 3000, density=0.01, format="csr",
+                                                   random_state=0),
+    "oversized_tall_dense": lambda: np.random.RandomState(0).rand(3000, 6),
+    "oversized_gram": lambda: np.random.RandomState(0).rand(50, 1500),
+}
+
+
+@pytest.mark.parametrize("case_name", sorted(OVERSIZED))
+@pytest.mark.parametrize("name", NAMES)
+def test_hostile_oversized_input(name, case_name, monkeypatch):
+    """Data over ``max_fit_bytes`` is refused in one line naming the setting, before
+    ``_fit`` and without touching X."""
+    X = OVERSIZED[case_name]()
+    est = make(name)
+    before = checksum(X)
+    validated = X if sparse.issparse(X) else np.asfortranarray(X)  # (the copy is made)
+    limit = estimate_fit_memory(est, validated).total // 2
+
+    def no_work(self, X):  # pragma: no cover - reached only when the check is missing
+        raise AssertionError("the fit started before the memory check")
+
+    monkeypatch.setattr(SELECTORS[name], "_fit", no_work)
+    with ufsel.config_context(max_fit_bytes=limit), pytest.raises(MemoryLimitError) as info:
+        est.fit(X)
+    _assert_clear_error(info.value, name, r"ufsel\.set_config\(max_fit_bytes=\.\.\.\)")
+    assert "\n" not in str(info.value)
+    assert checksum(X) == before
 
 
 # ------------------------------------------------- beyond a single fit

@@ -1,6 +1,6 @@
 """Sparse input end to end, for every registered selector.
 
-A selector declares ``_sparse_native = True`` when it never forms a dense
+A selector sets the tag ``sparse_native`` (:func:`ufsel.utils.get_selector_tags`) when it never forms a dense
 n x d copy of sparse X; the tests hold every registered selector to its
 declaration:
 
@@ -26,15 +26,15 @@ from ufsel import JELSR, MCFS, SPEC, UDFS, LaplacianScore, QAlpha
 from ufsel._registry import SELECTORS
 from ufsel.datasets import load_dataset, make_sparse_tfidf
 from ufsel.exceptions import DenseCopyTooLargeError
-from ufsel.utils import densify
+from ufsel.utils import densify, get_selector_tags
 
 from ._common import NAMES, params_of
 
 # the registry's test parameters stop iterative methods early on purpose
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
-NATIVE = [n for n in NAMES if SELECTORS[n]._sparse_native]
-DENSIFYING = [n for n in NAMES if not SELECTORS[n]._sparse_native]
+NATIVE = [n for n in NAMES if get_selector_tags(SELECTORS[n]()).sparse_native]
+DENSIFYING = [n for n in NAMES if n not in NATIVE]
 
 #: Overrides for the larger fits (TF-IDF 400 x 1500, PCMAC 1943 x 3289): fewer
 #: iterations. (UDFS's 3289 x 3289 eigenproblem once took minutes with ARPACK on
@@ -178,7 +178,7 @@ def test_densifying_selector_refuses_above_limit(name, tfidf, no_densify, no_den
     if n in DOCSTRING_PENDING else n for n in NAMES])
 def test_docstring_states_sparse_handling(name):
     doc = SELECTORS[name].__doc__
-    if SELECTORS[name]._sparse_native:
+    if name in NATIVE:
         assert not _DENSIFIES.search(doc), f"{name} is sparse-native but its docstring says otherwise"
     else:
         assert _DENSIFIES.search(doc), f"{name} densifies sparse X; its docstring must say so"

@@ -234,7 +234,8 @@ def densify(X, owner, *, max_bytes=None):
     """Return a dense view of X, refusing sparse input that would not fit.
 
     Used only by methods whose mathematics needs a dense n x d matrix; their
-    docstrings say so and their class has ``_sparse_native = False``.
+    docstrings say so and their tag ``sparse_native`` is False
+    (:func:`ufsel.utils.get_selector_tags`).
 
     Parameters
     ----------

@@ -21,6 +21,7 @@ from ufsel.model_selection import (
     suggest_n_features,
 )
 from ufsel.model_selection._criteria import agreement_scales
+from ufsel.utils import get_selector_tags
 
 
 # ------------------------------------------------------------ cluster count
@@ -396,9 +397,10 @@ def test_which_candidates_use_n_clusters():
     for scoring in ("phi1", "phi2", "phi3"):
         a = SPEC(scoring=scoring, n_clusters=2).fit(X).scores_
         b = SPEC(scoring=scoring, n_clusters=6).fit(X).scores_
-        assert SPEC(scoring=scoring)._uses_n_clusters() == (scoring == "phi3")
+        assert get_selector_tags(SPEC(scoring=scoring)).uses_n_clusters == (scoring == "phi3")
         assert np.array_equal(a, b) == (scoring != "phi3")
-    assert MCFS()._uses_n_clusters() and not MaxVariance()._uses_n_clusters()
+    assert get_selector_tags(MCFS()).uses_n_clusters
+    assert not get_selector_tags(MaxVariance()).uses_n_clusters
 
 
 def test_auto_selector_uses_count_dependent_rankings_of_mcfs():

@@ -14,6 +14,7 @@ from threadpoolctl import ThreadpoolController
 from ..._iterate import ObjectiveTracker, PerCountRankingsMixin
 from ...base import BaseSelector, densify
 from ...linalg import partial_eigh
+from ...utils._memory import dense_copy_term, densified, knn_terms, square_term
 
 __all__ = ["DGUFS", "dgufs_objective"]
 
@@ -373,6 +374,10 @@ class DGUFS(PerCountRankingsMixin, BaseSelector):
         self.n_iter_no_change = n_iter_no_change
         self.random_state = random_state
         self.verbose = verbose
+
+    def _memory_terms(self, shape):
+        return {**super()._memory_terms(shape), **dense_copy_term(shape),
+                **knn_terms(densified(shape), self.n_neighbors, weight=None), **square_term(shape.n, 8, "dense graph")}
 
     def _problem_size(self, X):
         """The thread policy sees the n x n matrices of the fit (its eigensolves)."""

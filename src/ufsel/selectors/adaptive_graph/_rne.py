@@ -13,6 +13,7 @@ from ...base import BaseSelector, densify, warn_not_converged
 from ...graph import lle_weights
 from ...linalg import soft_threshold
 from ...utils._deprecation import renamed_attribute
+from ...utils._memory import dense_copy_term, densified, knn_terms, local_terms
 
 __all__ = ["RNE", "rne_objective"]
 
@@ -192,6 +193,12 @@ class RNE(PerCountRankingsMixin, BaseSelector):
         self.tol = tol
         self.random_state = random_state
         self.verbose = verbose
+
+    def _memory_terms(self, shape):
+        n, d = shape.n, shape.d
+        return {**super()._memory_terms(shape), **dense_copy_term(shape),
+                f"the {n} x {d} reconstruction residual": 3 * n * d * 8,
+                **knn_terms(densified(shape), self.n_neighbors, weight=None), **local_terms(shape, self.n_neighbors)}
 
     def _fit(self, X):
         rng = self._start_fit(X)

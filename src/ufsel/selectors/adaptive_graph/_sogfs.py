@@ -31,6 +31,14 @@ from ...linalg import (
     l2p_reweight_from_sq,
     project_simplex,
 )
+from ...utils._memory import (
+    dense_copy_term,
+    densified,
+    embedding_term,
+    gram_term,
+    knn_terms,
+    square_term,
+)
 
 __all__ = ["SOGFS", "sogfs_objective"]
 
@@ -304,6 +312,13 @@ class SOGFS(BaseSelector):
         self.tol = tol
         self.random_state = random_state
         self.verbose = verbose
+
+    def _memory_terms(self, shape):
+        n, d = shape.n, shape.d
+        return {**super()._memory_terms(shape), **dense_copy_term(shape),
+                f"the centred {n} x {d} X": n * d * 8, **gram_term(d, 3),
+                **knn_terms(densified(shape), self.n_neighbors), **embedding_term(n, self.n_clusters),
+                **square_term(n, 2.5, "distance and similarity")}
 
     @staticmethod
     def _scatter(X, L):

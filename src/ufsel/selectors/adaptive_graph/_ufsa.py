@@ -21,6 +21,7 @@ from ...graph import (
 from ...linalg import column_mean_var, l2p_norm, l2p_reweight
 from ...utils import threads_for
 from ...utils._deprecation import renamed_attribute
+from ...utils._memory import embedding_term, gram_term, knn_terms
 from ._ufsa_wstep import SOLVERS, WStepSolver, resolve_solver, row_space_basis
 
 __all__ = ["UFSA", "ufsa_objective"]
@@ -314,7 +315,6 @@ class UFSA(BaseSelector):
     (178, 4)
     """
 
-    _sparse_native = True  # never densifies sparse X
     components_ = renamed_attribute("W_")
 
     _parameter_constraints = {
@@ -358,6 +358,15 @@ class UFSA(BaseSelector):
         self.w_space = w_space
         self.random_state = random_state
         self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.sparse_native = True
+        return tags
+
+    def _memory_terms(self, shape):
+        return {**super()._memory_terms(shape), **gram_term(shape.d, 3),
+                **knn_terms(shape, self.n_neighbors), **embedding_term(shape.n, self.n_clusters)}
 
     def _check(self, n, d):
         k, c = self.n_neighbors, self.n_clusters

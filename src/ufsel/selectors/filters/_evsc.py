@@ -17,6 +17,7 @@ from ...graph import (
     null_space_dimension,
     spectral_embedding,
 )
+from ...utils._memory import eigen_terms, embedding_term, knn_terms
 
 __all__ = ["EVSC", "eigenvalue_sensitivity"]
 
@@ -199,8 +200,6 @@ class EVSC(BaseSelector):
     (200, 5)
     """
 
-    _sparse_native = True
-
     _parameter_constraints = {
         **BaseSelector._parameter_constraints,
         "n_clusters": [Interval(Integral, 1, None, closed="left")],
@@ -220,6 +219,17 @@ class EVSC(BaseSelector):
         self.symmetrize = symmetrize
         self.eigen_solver = eigen_solver
         self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.sparse_native = True
+        return tags
+
+    def _memory_terms(self, shape):
+        return {**super()._memory_terms(shape), **knn_terms(shape, self.n_neighbors),
+                **eigen_terms(shape.n, self.n_clusters),
+                **embedding_term(shape.n * (self.n_neighbors + 1), self.n_clusters, 4,
+                                 "edge sensitivities")}
 
     def _fit(self, X):
         name = type(self).__name__

@@ -18,6 +18,7 @@ from ...graph import (
     resolve_graph,
 )
 from ...linalg import graph_quadratic, weighted_moments
+from ...utils._memory import graph_terms
 
 __all__ = ["LaplacianScore", "laplacian_ratio", "laplacian_score"]
 
@@ -172,8 +173,6 @@ class LaplacianScore(BaseSelector):
         "n_anchors": [Interval(Integral, 2, None, closed="left")],
         "random_state": ["random_state"],
     }
-    _supports_dask = True
-    _sparse_native = True
 
     def __init__(self, n_features_to_select=None, *, n_neighbors=5, weight="heat", t="mean",
                  symmetrize="max", neighbors_algorithm="auto", graph="auto",
@@ -191,7 +190,12 @@ class LaplacianScore(BaseSelector):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.selector_tags.supports_dask = True
+        tags.selector_tags.sparse_native = True
         return tags
+
+    def _memory_terms(self, shape):
+        return {**super()._memory_terms(shape), **graph_terms(shape, self)}
 
     def _fit(self, X):
         rng = self._start_fit(X)

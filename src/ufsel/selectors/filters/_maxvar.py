@@ -45,15 +45,14 @@ class MaxVariance(BaseSelector):
     array([False, False,  True])
     """
 
-    _supports_dask = True
-    _sparse_native = True
-
     def __init__(self, n_features_to_select=None):
         super().__init__(n_features_to_select=n_features_to_select)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.selector_tags.supports_dask = True
+        tags.selector_tags.sparse_native = True
         return tags
 
     def _fit(self, X):

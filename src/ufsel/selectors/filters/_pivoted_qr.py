@@ -8,6 +8,7 @@ from scipy import linalg, sparse
 from ...base import BaseSelector, densify
 from ...linalg import column_mean_var, constant_features, transpose_dot
 from ...utils import import_optional, is_dask_array
+from ...utils._memory import dense_copy_term, square_term
 
 __all__ = ["PivotedQR", "pivoted_qr_order"]
 
@@ -245,10 +246,27 @@ class PivotedQR(BaseSelector):
     array([False,  True, False,  True])
     """
 
-    _supports_dask = True
-
     def __init__(self, n_features_to_select=None):
         super().__init__(n_features_to_select=n_features_to_select)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.supports_dask = True
+        return tags
+
+    def _memory_terms(self, shape):
+        n, d = shape.n, shape.d
+        m = min(n, d)
+        terms = super()._memory_terms(shape)
+        if n <= d:  # the centred dense X, the column copy each round pivots, its basis
+            terms.update(dense_copy_term(shape))
+            terms[f"the centred {n} x {d} X and its pivoted copy"] = 2 * n * d * 8
+            terms.update(square_term(n, 1, "orthonormal basis"))
+        else:  # the R factor of the row-blocked QR, the stacked block, the pivoting copies
+            rows = m + (0 if shape.dask else BLOCK_ROWS)
+            terms[f"the {m} x {d} R factor of the QR"] = (3 * m + 2 * rows) * d * 8
+            terms.update(square_term(m, 1, "orthonormal basis"))
+        return terms
 
     def _fit(self, X):
         d = X.shape[1]

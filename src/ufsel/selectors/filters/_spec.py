@@ -13,6 +13,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ...base import BaseSelector
 from ...graph import GRAPHS, N_ANCHORS, anchor_graph, heat_kernel_bandwidth, resolve_graph
 from ...linalg import DENSE_EIGH_MAX, partial_eigh
+from ...utils._memory import eigen_terms, graph_terms, square_term
 
 __all__ = ["SPEC", "spec_scores", "spec_scores_anchor"]
 
@@ -364,9 +365,6 @@ class SPEC(BaseSelector):
     (1797, 10)
     """
 
-    _sparse_native = True
-    _supports_dask = True
-
     _parameter_constraints = {
         **BaseSelector._parameter_constraints,
         "scoring": [StrOptions(set(_LOWER_IS_BETTER))],
@@ -392,9 +390,21 @@ class SPEC(BaseSelector):
         self.n_anchors = n_anchors
         self.random_state = random_state
 
-    def _uses_n_clusters(self):
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.supports_dask = True
+        tags.selector_tags.sparse_native = True
         # phi1 and phi2 use the whole spectrum; only phi3 takes xi_2..xi_K
-        return self.scoring == "phi3"
+        tags.selector_tags.uses_n_clusters = self.scoring == "phi3"
+        return tags
+
+    def _memory_terms(self, shape):
+        terms = super()._memory_terms(shape)
+        if self.n_neighbors is None:
+            return {**terms, **square_term(shape.n, 3, "dense RBF kernel"),
+                    **eigen_terms(shape.n, shape.n)}
+        return {**terms, **graph_terms(shape, self),
+                **eigen_terms(shape.n, self.n_clusters + 1)}
 
     def _fit(self, X):
         name = type(self).__name__

@@ -17,6 +17,7 @@ from ...base import (
 )
 from ...graph import WEIGHTS, graph_laplacian
 from ...linalg import l2p_norm, row_soft_threshold, scaled_indicator
+from ...utils._memory import dense_copy_term, densified, embedding_term, knn_terms
 
 __all__ = ["EUFS", "eufs_objective"]
 
@@ -209,6 +210,12 @@ class EUFS(BaseSelector):
         self.n_inner = n_inner
         self.random_state = random_state
         self.verbose = verbose
+
+    def _memory_terms(self, shape):
+        n, d = shape.n, shape.d
+        return {**super()._memory_terms(shape), **dense_copy_term(shape),
+                f"the row-major {n} x {d} X and its reconstruction": 3 * n * d * 8,
+                **knn_terms(densified(shape), self.n_neighbors), **embedding_term(n, self.n_clusters)}
 
     def _fit(self, X):
         name = type(self).__name__

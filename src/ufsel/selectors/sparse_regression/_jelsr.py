@@ -24,6 +24,7 @@ from ...linalg import (
     smallest_eigvecs,
 )
 from ...linalg._warm_eigh import WARM_RTOL
+from ...utils._memory import eigen_terms, knn_terms, local_terms, ridge_term
 
 __all__ = ["JELSR", "jelsr_embedding_laplacian", "jelsr_objective"]
 
@@ -328,8 +329,6 @@ class JELSR(BaseSelector):
     (1797, 10)
     """
 
-    _sparse_native = True
-
     _parameter_constraints = {
         **BaseSelector._parameter_constraints,
         **CLUSTER_GRAPH_CONSTRAINTS,
@@ -354,6 +353,19 @@ class JELSR(BaseSelector):
         self.eigen_solver = eigen_solver
         self.random_state = random_state
         self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.sparse_native = True
+        return tags
+
+    def _memory_terms(self, shape):
+        terms = {**super()._memory_terms(shape), **knn_terms(shape, self.n_neighbors),
+                 **local_terms(shape, self.n_neighbors), **ridge_term(shape, 3),
+                 **eigen_terms(shape.n, self.n_clusters)}
+        if not shape.sparse:
+            terms[f"the centred {shape.n} x {shape.d} X"] = shape.n * shape.d * 8
+        return terms
 
     def _y_step(self, L, fac, n, rng, Y_prev, shift_invert=None, g=None):
         """The c smallest eigenvectors of ``L + beta (I - hat)``."""

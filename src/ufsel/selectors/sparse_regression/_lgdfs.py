@@ -27,6 +27,15 @@ from ...graph import (
     weighted_knn_graph,
 )
 from ...linalg import DENSE_EIGH_MAX, partial_eigh
+from ...utils._memory import (
+    dense_copy_term,
+    densified,
+    eigen_terms,
+    knn_terms,
+    local_terms,
+    ridge_term,
+    square_term,
+)
 
 __all__ = [
     "LGDFS",
@@ -428,6 +437,14 @@ class LGDFS(BaseSelector):
         self.neighbors_algorithm = neighbors_algorithm
         self.random_state = random_state
         self.verbose = verbose
+
+    def _memory_terms(self, shape):
+        n = shape.n
+        terms = {**super()._memory_terms(shape), **dense_copy_term(shape),
+                 **knn_terms(densified(shape), self.n_neighbors, weight=None), **local_terms(shape, self.n_neighbors),
+                 **ridge_term(shape, 3)}
+        return {**terms, **eigen_terms(n, self.n_clusters),
+                **square_term(n, 2, "local and global Laplacians")}
 
     def _fit(self, X):
         name = type(self).__name__

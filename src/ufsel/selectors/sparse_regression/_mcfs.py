@@ -21,6 +21,7 @@ from ...graph import (
 )
 from ...linalg import gram_matrix, lars_at_cardinalities, transpose_dot
 from ...utils import get_config
+from ...utils._memory import eigen_terms, gram_term, graph_terms
 
 __all__ = ["MCFS", "mcfs_scores"]
 
@@ -244,9 +245,6 @@ class MCFS(BaseSelector):
         "n_anchors": [Interval(Integral, 2, None, closed="left")],
         "random_state": ["random_state"],
     }
-    _scores_depend_on_count = True
-    _supports_dask = True
-    _sparse_native = True
 
     def __init__(self, n_features_to_select=None, *, n_clusters=5, n_neighbors=5,
                  weight="binary", t="mean", symmetrize="max", ridge=1e-3,
@@ -264,6 +262,20 @@ class MCFS(BaseSelector):
         self.graph = graph
         self.n_anchors = n_anchors
         self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.scores_depend_on_count = True
+        tags.selector_tags.supports_dask = True
+        tags.selector_tags.sparse_native = True
+        return tags
+
+    def _memory_terms(self, shape):
+        terms = {**super()._memory_terms(shape), **graph_terms(shape, self),
+                 **eigen_terms(shape.n, self.n_clusters)}
+        if shape.sparse or shape.dask or shape.d <= shape.n:  # (dense wide: through X)
+            terms.update(gram_term(shape.d, 2))
+        return terms
 
     def _embed(self, X):
         """``mcfs_scores``' inputs: the spectral embedding Y, and ``X^T Y`` and the

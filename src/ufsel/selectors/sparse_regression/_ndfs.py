@@ -34,6 +34,7 @@ from ...linalg import (
     weighted_ridge,
 )
 from ...utils import compute_floats, is_dask_array, persist_dask
+from ...utils._memory import eigen_terms, embedding_term, graph_terms, ridge_term
 
 __all__ = ["NDFS", "ndfs_laplacian", "ndfs_objective"]
 
@@ -216,8 +217,6 @@ class NDFS(BaseSelector):
     (1797, 10)
     """
 
-    _sparse_native = True
-
     _parameter_constraints = {
         **BaseSelector._parameter_constraints,
         **CLUSTER_GRAPH_CONSTRAINTS,
@@ -230,7 +229,6 @@ class NDFS(BaseSelector):
         "graph": [StrOptions(set(GRAPHS))],
         "n_anchors": [Interval(Integral, 2, None, closed="left")],
     }
-    _supports_dask = True
 
     def __init__(self, n_features_to_select=None, *, n_clusters=5, n_neighbors=5, alpha=1.0,
                  beta=1.0, gamma=1e8, laplacian="normalized", weight="heat", graph="auto",
@@ -249,6 +247,17 @@ class NDFS(BaseSelector):
         self.tol = tol
         self.random_state = random_state
         self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.supports_dask = True
+        tags.selector_tags.sparse_native = True
+        return tags
+
+    def _memory_terms(self, shape):
+        return {**super()._memory_terms(shape), **graph_terms(shape, self),
+                **eigen_terms(shape.n, self.n_clusters), **ridge_term(shape, 2),
+                **embedding_term(shape.n, self.n_clusters)}
 
     def _fit(self, X):
         name = type(self).__name__

@@ -19,6 +19,7 @@ from ...linalg import (
     partial_eigh,
     scatter_matrix,
 )
+from ...utils._memory import embedding_term, gram_term
 
 __all__ = ["QAlpha", "qalpha_objective", "standardised_operator"]
 
@@ -239,8 +240,6 @@ class QAlpha(BaseSelector):
     (200, 5)
     """
 
-    _sparse_native = True
-
     _parameter_constraints = {
         **BaseSelector._parameter_constraints,
         "n_clusters": [Interval(Integral, 1, None, closed="left")],
@@ -258,6 +257,20 @@ class QAlpha(BaseSelector):
         self.tol = tol
         self.random_state = random_state
         self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.sparse_native = True
+        return tags
+
+    def _memory_terms(self, shape):
+        terms = super()._memory_terms(shape)
+        if shape.sparse:  # through a standardised operator: nothing n x d or d x d
+            return {**terms, **embedding_term(shape.n, self.n_clusters, 8, "basis Q")}
+        terms[f"the centred unit-norm {shape.n} x {shape.d} X"] = 2 * shape.n * shape.d * 8
+        if not _use_operator(shape.n, shape.d, self.n_clusters):
+            terms.update(gram_term(shape.d, 3, "scatter"))
+        return terms
 
     def _fit(self, X):
         name = type(self).__name__

@@ -33,6 +33,7 @@ from ...linalg import (
     soft_threshold,
 )
 from ...utils import compute_floats, is_dask_array, persist_dask
+from ...utils._memory import dense_copy_term, densified, embedding_term, graph_terms, ridge_term
 
 __all__ = [
     "RSFS",
@@ -371,7 +372,6 @@ class RSFS(BaseSelector):
         "n_anchors": [Interval(Integral, 2, None, closed="left")],
         "f_update": [StrOptions({"paper", "sqrt"})],
     }
-    _supports_dask = True
 
     def __init__(self, n_features_to_select=None, *, n_clusters=5, alpha=1.0, beta=1.0,
                  gamma=1.0, nu=10.0, n_neighbors=5, graph="auto", n_anchors=N_ANCHORS,
@@ -390,6 +390,16 @@ class RSFS(BaseSelector):
         self.tol = tol
         self.random_state = random_state
         self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.supports_dask = True
+        return tags
+
+    def _memory_terms(self, shape):
+        return {**super()._memory_terms(shape), **dense_copy_term(shape),
+                **graph_terms(densified(shape), self), **ridge_term(shape, 3),
+                **embedding_term(shape.n, self.n_clusters)}
 
     def _fit(self, X):
         name = type(self).__name__

@@ -17,6 +17,7 @@ from ..._iterate import (
 from ...base import BaseSelector
 from ...graph import local_krr_laplacian
 from ...linalg import kmeans_indicator, pos_neg_parts, row_norms_sq, weighted_ridge
+from ...utils._memory import embedding_term, knn_terms, local_terms, ridge_term, square_term
 
 __all__ = ["RUFS", "residual_row_norms_sq", "rufs_objective"]
 
@@ -288,8 +289,6 @@ class RUFS(BaseSelector):
     (1797, 10)
     """
 
-    _sparse_native = True
-
     _parameter_constraints = {
         **BaseSelector._parameter_constraints,
         **CLUSTER_GRAPH_CONSTRAINTS,
@@ -322,6 +321,17 @@ class RUFS(BaseSelector):
         self.tol = tol
         self.random_state = random_state
         self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.sparse_native = True
+        return tags
+
+    def _memory_terms(self, shape):
+        return {**super()._memory_terms(shape), **knn_terms(shape, self.n_neighbors, weight=None),
+                **local_terms(shape, self.n_neighbors), **ridge_term(shape, 3),
+                **square_term(shape.n, 1, "local regression Laplacian"),
+                **embedding_term(shape.n, self.n_clusters, 12)}
 
     def _fit(self, X):
         name = type(self).__name__

@@ -15,6 +15,7 @@ from ...base import BaseSelector, NumericalError, warn_not_converged
 from ...linalg import l2p_norm, l2p_reweight, partial_eigh, scatter_matrix
 from ...utils import is_dask_array
 from ...utils._deprecation import renamed_attribute
+from ...utils._memory import embedding_term, gram_term
 
 __all__ = ["SPCAFS", "spcafs_objective", "spcafs_path"]
 
@@ -316,8 +317,6 @@ class SPCAFS(BaseSelector):
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
-    _supports_dask = True
-    _sparse_native = True
     components_ = renamed_attribute("W_")
 
     def __init__(self, n_features_to_select=None, *, n_components=None, gamma=1.0, p=1.0,
@@ -332,6 +331,21 @@ class SPCAFS(BaseSelector):
         self.solver = solver
         self.random_state = random_state
         self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.supports_dask = True
+        tags.selector_tags.sparse_native = True
+        return tags
+
+    def _memory_terms(self, shape):
+        terms = super()._memory_terms(shape)
+        if self.solver == "dense" or (self.solver == "auto" and shape.d <= _OPERATOR_MIN_D):
+            terms.update(gram_term(shape.d, 4, "scatter"))
+        else:
+            terms.update(embedding_term(shape.d, 5 * (self.n_components or 5), 4,
+                                        "eigenvector block"))
+        return terms
 
     def _fit(self, X):
         n, d = X.shape

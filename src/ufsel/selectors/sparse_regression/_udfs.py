@@ -26,6 +26,7 @@ from ...linalg import (
     row_norms_sq,
     smallest_eigvecs,
 )
+from ...utils._memory import knn_terms, local_terms, ridge_term, square_term
 
 __all__ = ["UDFS", "udfs_local_scatter", "udfs_objective"]
 
@@ -201,8 +202,6 @@ class UDFS(BaseSelector):
     (1797, 10)
     """
 
-    _sparse_native = True
-
     _parameter_constraints = {
         **BaseSelector._parameter_constraints,
         **CLUSTER_GRAPH_CONSTRAINTS,
@@ -224,6 +223,16 @@ class UDFS(BaseSelector):
         self.eigen_solver = eigen_solver
         self.random_state = random_state
         self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.selector_tags.sparse_native = True
+        return tags
+
+    def _memory_terms(self, shape):
+        return {**super()._memory_terms(shape), **knn_terms(shape, self.n_neighbors, weight=None),
+                **local_terms(shape, self.n_neighbors), **ridge_term(shape, 3),
+                **square_term(shape.n, 1, "local scatter L")}
 
     def _fit(self, X):
         name = type(self).__name__
