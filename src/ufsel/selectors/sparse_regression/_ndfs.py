@@ -24,6 +24,7 @@ from ...graph import (
     graph_laplacian,
     resolve_graph,
 )
+from ...graph._memory import eigen_terms, graph_terms
 from ...linalg import (
     gram_matrix,
     kmeans_indicator,
@@ -32,7 +33,7 @@ from ...linalg import (
     pos_neg_parts,
     weighted_ridge,
 )
-from ...utils._memory import eigen_terms, embedding_term, graph_terms, ridge_term
+from ...utils._memory import embedding_term, ridge_term
 
 __all__ = ["NDFS", "ndfs_laplacian", "ndfs_objective"]
 

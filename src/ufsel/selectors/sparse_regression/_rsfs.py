@@ -19,6 +19,7 @@ from ...graph import (
     local_kernel_regression_weights,
     local_learning_laplacian,
 )
+from ...graph._memory import graph_terms
 from ...linalg import (
     l2p_norm,
     l2p_reweight,
@@ -27,7 +28,7 @@ from ...linalg import (
     ridge_solve,
     soft_threshold,
 )
-from ...utils._memory import dense_copy_term, densified, embedding_term, graph_terms, ridge_term
+from ...utils._memory import dense_copy_term, densified, embedding_term, ridge_term
 
 __all__ = [
     "RSFS",
