@@ -13,8 +13,9 @@ from threadpoolctl import ThreadpoolController
 
 from ..._iterate import ObjectiveTracker, PerCountRankingsMixin
 from ...base import BaseSelector, densify
+from ...graph._memory import knn_terms
 from ...linalg import partial_eigh
-from ...utils._memory import dense_copy_term, densified, knn_terms, square_term
+from ...utils._memory import dense_copy_term, densified, square_term
 
 __all__ = ["DGUFS", "dgufs_objective"]
 

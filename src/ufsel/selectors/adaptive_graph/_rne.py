@@ -11,9 +11,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..._iterate import ObjectiveTracker, PerCountRankingsMixin
 from ...base import BaseSelector, densify, warn_not_converged
 from ...graph import lle_weights
+from ...graph._memory import knn_terms
 from ...linalg import soft_threshold
 from ...utils._deprecation import renamed_attribute
-from ...utils._memory import dense_copy_term, densified, knn_terms, local_terms
+from ...utils._memory import dense_copy_term, densified, local_terms
 
 __all__ = ["RNE", "rne_objective"]
 

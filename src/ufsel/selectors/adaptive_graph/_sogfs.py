@@ -22,6 +22,7 @@ from ...graph import (
     null_space_dimension,
     padded_rows,
 )
+from ...graph._memory import knn_terms
 from ...linalg import (
     RowSpaceQuadratic,
     center_unit_norm,
@@ -31,14 +32,7 @@ from ...linalg import (
     l2p_reweight_from_sq,
     project_simplex,
 )
-from ...utils._memory import (
-    dense_copy_term,
-    densified,
-    embedding_term,
-    gram_term,
-    knn_terms,
-    square_term,
-)
+from ...utils._memory import dense_copy_term, densified, embedding_term, gram_term, square_term
 
 __all__ = ["SOGFS", "sogfs_objective"]
 

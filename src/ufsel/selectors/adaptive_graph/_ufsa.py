@@ -18,10 +18,11 @@ from ...graph import (
     sorted_candidate_distances,
     two_hop_candidates,
 )
+from ...graph._memory import knn_terms
 from ...linalg import column_mean_var, l2p_norm, l2p_reweight
 from ...utils import threads_for
 from ...utils._deprecation import renamed_attribute
-from ...utils._memory import embedding_term, gram_term, knn_terms
+from ...utils._memory import embedding_term, gram_term
 from ._ufsa_wstep import SOLVERS, WStepSolver, resolve_solver, row_space_basis
 
 __all__ = ["UFSA", "ufsa_objective"]

@@ -17,7 +17,8 @@ from ...graph import (
     null_space_dimension,
     spectral_embedding,
 )
-from ...utils._memory import eigen_terms, embedding_term, knn_terms
+from ...graph._memory import eigen_terms, knn_terms
+from ...utils._memory import embedding_term
 
 __all__ = ["EVSC", "eigenvalue_sensitivity"]
 

@@ -17,8 +17,8 @@ from ...graph import (
     anchor_graph,
     resolve_graph,
 )
+from ...graph._memory import graph_terms
 from ...linalg import graph_quadratic, weighted_moments
-from ...utils._memory import graph_terms
 
 __all__ = ["LaplacianScore", "laplacian_ratio", "laplacian_score"]
 

@@ -12,8 +12,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ...base import BaseSelector
 from ...graph import GRAPHS, N_ANCHORS, anchor_graph, heat_kernel_bandwidth, resolve_graph
+from ...graph._memory import eigen_terms, graph_terms
 from ...linalg import DENSE_EIGH_MAX, partial_eigh
-from ...utils._memory import eigen_terms, graph_terms, square_term
+from ...utils._memory import square_term
 
 __all__ = ["SPEC", "spec_scores", "spec_scores_anchor"]
 

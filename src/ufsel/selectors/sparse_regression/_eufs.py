@@ -16,8 +16,9 @@ from ...base import (
     warn_not_converged,
 )
 from ...graph import WEIGHTS, graph_laplacian
+from ...graph._memory import knn_terms
 from ...linalg import l2p_norm, row_soft_threshold, scaled_indicator
-from ...utils._memory import dense_copy_term, densified, embedding_term, knn_terms
+from ...utils._memory import dense_copy_term, densified, embedding_term
 
 __all__ = ["EUFS", "eufs_objective"]
 

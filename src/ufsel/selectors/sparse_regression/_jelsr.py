@@ -12,6 +12,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..._iterate import CLUSTER_GRAPH_CONSTRAINTS, ITERATIVE_CONSTRAINTS, ObjectiveTracker
 from ...base import BaseSelector
 from ...graph import graph_laplacian, knn_affinity, lle_weights, reconstruction_laplacian
+from ...graph._memory import eigen_terms, knn_terms
 from ...linalg import (
     RidgeFactor,
     column_mean_var,
@@ -24,7 +25,7 @@ from ...linalg import (
     smallest_eigvecs,
 )
 from ...linalg._warm_eigh import WARM_RTOL
-from ...utils._memory import eigen_terms, knn_terms, local_terms, ridge_term
+from ...utils._memory import local_terms, ridge_term
 
 __all__ = ["JELSR", "jelsr_embedding_laplacian", "jelsr_objective"]
 

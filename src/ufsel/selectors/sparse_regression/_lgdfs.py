@@ -26,16 +26,9 @@ from ...graph import (
     scatter_local_blocks,
     weighted_knn_graph,
 )
+from ...graph._memory import eigen_terms, knn_terms
 from ...linalg import DENSE_EIGH_MAX, partial_eigh
-from ...utils._memory import (
-    dense_copy_term,
-    densified,
-    eigen_terms,
-    knn_terms,
-    local_terms,
-    ridge_term,
-    square_term,
-)
+from ...utils._memory import dense_copy_term, densified, local_terms, ridge_term, square_term
 
 __all__ = [
     "LGDFS",

@@ -19,9 +19,10 @@ from ...graph import (
     determined_spectral_embedding,
     resolve_graph,
 )
+from ...graph._memory import eigen_terms, graph_terms
 from ...linalg import gram_matrix, lars_at_cardinalities, transpose_dot
 from ...utils import get_config
-from ...utils._memory import eigen_terms, gram_term, graph_terms
+from ...utils._memory import gram_term
 
 __all__ = ["MCFS", "mcfs_scores"]
 

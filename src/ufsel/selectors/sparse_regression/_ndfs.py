@@ -24,6 +24,7 @@ from ...graph import (
     graph_laplacian,
     resolve_graph,
 )
+from ...graph._memory import eigen_terms, graph_terms
 from ...linalg import (
     KMEANS_SAMPLE_ROWS,
     gram_matrix,
@@ -34,7 +35,7 @@ from ...linalg import (
     weighted_ridge,
 )
 from ...utils import compute_floats, is_dask_array, persist_dask
-from ...utils._memory import eigen_terms, embedding_term, graph_terms, ridge_term
+from ...utils._memory import embedding_term, ridge_term
 
 __all__ = ["NDFS", "ndfs_laplacian", "ndfs_objective"]
 

@@ -19,6 +19,7 @@ from ...graph import (
     local_learning_laplacian,
     resolve_graph,
 )
+from ...graph._memory import graph_terms
 from ...linalg import (
     KMEANS_SAMPLE_ROWS,
     gram_matrix,
@@ -33,7 +34,7 @@ from ...linalg import (
     soft_threshold,
 )
 from ...utils import compute_floats, is_dask_array, persist_dask
-from ...utils._memory import dense_copy_term, densified, embedding_term, graph_terms, ridge_term
+from ...utils._memory import dense_copy_term, densified, embedding_term, ridge_term
 
 __all__ = [
     "RSFS",

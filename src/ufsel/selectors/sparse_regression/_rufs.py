@@ -16,8 +16,9 @@ from ..._iterate import (
 )
 from ...base import BaseSelector
 from ...graph import local_krr_laplacian
+from ...graph._memory import local_learning_terms
 from ...linalg import kmeans_indicator, pos_neg_parts, row_norms_sq, weighted_ridge
-from ...utils._memory import embedding_term, knn_terms, local_terms, ridge_term, square_term
+from ...utils._memory import embedding_term
 
 __all__ = ["RUFS", "residual_row_norms_sq", "rufs_objective"]
 
@@ -328,9 +329,8 @@ class RUFS(BaseSelector):
         return tags
 
     def _memory_terms(self, shape):
-        return {**super()._memory_terms(shape), **knn_terms(shape, self.n_neighbors, weight=None),
-                **local_terms(shape, self.n_neighbors), **ridge_term(shape, 3),
-                **square_term(shape.n, 1, "local regression Laplacian"),
+        return {**super()._memory_terms(shape),
+                **local_learning_terms(shape, self.n_neighbors, "local regression Laplacian"),
                 **embedding_term(shape.n, self.n_clusters, 12)}
 
     def _fit(self, X):

@@ -11,6 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..._iterate import CLUSTER_GRAPH_CONSTRAINTS, ITERATIVE_CONSTRAINTS, ObjectiveTracker
 from ...base import BaseSelector
 from ...graph import knn_graph
+from ...graph._memory import local_learning_terms
 from ...linalg import (
     DENSE_SMALLEST_MAX,
     KyFanStep,
@@ -26,7 +27,6 @@ from ...linalg import (
     row_norms_sq,
     smallest_eigvecs,
 )
-from ...utils._memory import knn_terms, local_terms, ridge_term, square_term
 
 __all__ = ["UDFS", "udfs_local_scatter", "udfs_objective"]
 
@@ -230,9 +230,8 @@ class UDFS(BaseSelector):
         return tags
 
     def _memory_terms(self, shape):
-        return {**super()._memory_terms(shape), **knn_terms(shape, self.n_neighbors, weight=None),
-                **local_terms(shape, self.n_neighbors), **ridge_term(shape, 3),
-                **square_term(shape.n, 1, "local scatter L")}
+        return {**super()._memory_terms(shape),
+                **local_learning_terms(shape, self.n_neighbors, "local scatter L")}
 
     def _fit(self, X):
         name = type(self).__name__
