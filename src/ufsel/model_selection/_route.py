@@ -129,6 +129,8 @@ class Evidence:
         Relevant features among its top ``n_relevant``.
     degenerate : str or None
         Why its fit cannot be used (tied scores, a failed fit, no convergence).
+    warnings : list of warnings.WarningMessage
+        The warnings its fit raised.
     """
 
     method: str
@@ -423,7 +425,30 @@ class CountRule:
 
     def choose(self, curve_count, n_relevant, n_features, smallest_testable, *,
                few_relevant=None):
-        """The count and a note saying why it differs from the curve's, if it does."""
+        """The count, and a note saying why it differs from the curve's.
+
+        Parameters
+        ----------
+        curve_count : int
+            The feature-count curve's suggestion.
+        n_relevant : int or None
+            The number of relevant features (None: not computed).
+        n_features : int
+            d.
+        smallest_testable : int
+            The smallest count the verdict's test can judge.
+        few_relevant : bool or None, default=None
+            Whether a few features carry the structure
+            (:attr:`DataDescription.few_relevant`); None decides from
+            ``n_relevant`` and ``n_features``.
+
+        Returns
+        -------
+        count : int
+            The number of features to keep.
+        note : str or None
+            Why it differs from ``curve_count``, when it does.
+        """
         d = n_features
         k, note = int(curve_count), None
         if few_relevant is None:
@@ -442,6 +467,13 @@ class CountRule:
         return k, note
 
     def to_dict(self):
+        """The rule as plain values.
+
+        Returns
+        -------
+        dict
+            Its description and ``max_fraction``.
+        """
         return {"rule": "the relevant features where they are few, else the feature-count "
                         "curve",
                 "max_fraction": self.max_fraction}
