@@ -44,7 +44,11 @@ HITS_CAP = (0.0, 0.1, 0.2, 0.3, 0.5, 1.0)
 def load():
     sys.path.insert(0, str(REPO / "src"))
     from ufsel.model_selection import MethodRecommender, read_training_table
-    from ufsel.model_selection._route import CHEAP_METHODS, PROVISIONAL_METHODS, SHORTLIST_SIZE
+    from ufsel.model_selection._route import (  # private: needs public API
+        CHEAP_METHODS,
+        PROVISIONAL_METHODS,
+        SHORTLIST_SIZE,
+    )
 
     table = {r["dataset"]: r for r in read_training_table()}
     out = []

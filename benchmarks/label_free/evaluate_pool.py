@@ -151,7 +151,7 @@ def all_evidence(name, table_row):
     """Every non-provisional method of the table fitted on the data set, with its evidence
     (z-score, relevant features among its top ones) as the route would gather it."""
     from ufsel import AutoSelector
-    from ufsel.model_selection._route import PROVISIONAL_METHODS
+    from ufsel.model_selection._route import PROVISIONAL_METHODS  # private: needs public API
 
     X, _ = train_mod.load_any(name)
     X = X.toarray() if hasattr(X, "toarray") else np.asarray(X, dtype=np.float64)

@@ -23,7 +23,7 @@ from sklearn.utils import check_random_state
 
 from ufsel.datasets import make_planted
 from ufsel.graph import anchor_graph
-from ufsel.selectors.sparse_regression._mcfs import mcfs_scores
+from ufsel.selectors.sparse_regression._mcfs import mcfs_scores  # private: needs public API
 
 
 def main(argv=None):

@@ -91,7 +91,7 @@ def main():
     args = p.parse_args()
 
     import ufsel
-    from ufsel._registry import SELECTORS
+    from ufsel._registry import SELECTORS  # private: needs public API
     from ufsel.utils import estimate_fit_memory
 
     names = args.methods.split(",") if args.methods else sorted(SELECTORS)

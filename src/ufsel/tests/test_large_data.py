@@ -155,7 +155,7 @@ def test_dask_final_fit(npy_file, planted):
         ref = MaxVariance(n_features_to_select=4).fit(planted[0])
         np.testing.assert_array_equal(res.ranking, ref.ranking_)
         with pytest.raises(ValueError, match="does not accept dask arrays"):
-            select_large_file(npy_file, method="rsfs", n_features=4, sample_rows=300,
+            select_large_file(npy_file, method="udfs", n_features=4, sample_rows=300,
                               n_clusters=5, dask_scheduler=cluster.scheduler_address,
                               progress=False)
     finally:

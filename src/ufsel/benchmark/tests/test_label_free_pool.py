@@ -20,7 +20,11 @@ def test_grid_keeps_at_least_one_feature():
 
 
 def _row(name, passes, support, gain, good):
-    return {"dataset": name, "test_passes": passes, "support": support,
+    """A pool row as evaluate_pool caches it: the agreement test passes or not, no
+    relevance test, the recommended method chosen with its record."""
+    return {"dataset": name, "p": 0.01 if passes else 0.5, "z": 2.5 if passes else 0.0,
+            "testable": True, "relevance": None, "method": "mcfs", "recommended": "mcfs",
+            "recommended_gain": gain, "test_passes": passes, "support": support,
             "predicted_gain": gain, "acc_at_k": 0.8 if good else 0.5, "random_p90_at_k": 0.6}
 
 

@@ -83,7 +83,8 @@ def _between_component_share(X, W):
     n = X.shape[0]
     counts = np.bincount(labels).astype(np.float64)
     onehot = sparse.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(counts.size, n))
-    means = np.asarray(onehot @ X) / counts[:, None]
+    sums = onehot @ X
+    means = (sums.toarray() if sparse.issparse(sums) else np.asarray(sums)) / counts[:, None]
     mean, var = column_mean_var(X)
     between = (counts[:, None] * (means - mean) ** 2).sum(axis=0) / n
     return np.where(var > 0, between / np.where(var > 0, var, 1.0), 0.0)
