@@ -169,7 +169,8 @@ def _select(args, X, cls, params):
     if "n_clusters" in used and args.n_clusters in (None, "auto") and "n_clusters" not in params:
         notes["n_clusters"] = "auto: eigengap"
     if args.n_features == "auto":
-        notes["n_features_to_select"] = "auto: feature-count curve"
+        notes["n_features_to_select"] = ("auto: relevant features" if auto.description_.few_relevant
+                                         else "auto: feature-count curve")
     elif isinstance(args.n_features, float):
         notes["n_features_to_select"] = f"fraction {args.n_features} of {X.shape[1]}"
     extras = auto.record()

@@ -304,7 +304,9 @@ def test_method_and_count_auto(tmp_path, csv_file, capsys):
     lead = ("The chosen method does not beat random subsets here" if outcome == "no better"
             else "AutoSelector chose")
     assert out.count(lead) == 1 and f"{meta['method']}(" in out
-    assert "[auto: feature-count curve]" in out
+    label = ("[auto: relevant features]" if meta["describe"]["few_relevant"]
+             else "[auto: feature-count curve]")
+    assert label in out
     v = meta["verdict_details"]
     if meta["beats_random"]:
         assert "The selection is better than a random subset" in out
