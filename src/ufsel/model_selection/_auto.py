@@ -611,11 +611,11 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
         Returns
         -------
         record : dict
-            The verdict (:meth:`Verdict.to_dict`, or ``"verdict": None``) and one
-            entry per step: ``describe`` (standardisation, K, the relevant
-            features), ``candidates`` (each configuration's evidence),
-            ``choice`` (the strategy), ``count`` (``count_note`` and the
-            ``n_features_curve`` when the count was "auto") and the
+            The verdict (:meth:`Verdict.to_dict`, or ``"verdict": None``) and the
+            steps: ``describe`` (standardisation, K, the relevant features),
+            ``candidates`` (each configuration's evidence), ``choice`` (the
+            strategy), the count's ``count_note``, ``count_rule`` and
+            ``n_features_curve`` (when the count was "auto"), and the
             ``recommendation`` with the ``meta_features`` (``choice="recommend"``).
         """
         out = {"verdict": None} if self.verdict_ is None else self.verdict_.to_dict()
@@ -627,6 +627,7 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
             out["criterion_n_clusters"] = int(self.n_clusters_)
         out.update(scale_spread=float(self.scale_spread_), count_note=self.count_note_)
         if self.curve_ is not None:
+            out["count_rule"] = self.count_rule_.to_dict()
             c = self.curve_
             out["n_features_curve"] = {
                 "rule": f"ufsel.model_selection.suggest_n_features (the {c.prefer} counts on "

@@ -37,10 +37,12 @@ import numpy as np
 from scipy import stats
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
 
 from ..utils import thread_limit
 
-__all__ = ["FeatureRelevance", "RelevanceTest", "feature_relevance", "relevance_test"]
+__all__ = ["FeatureRelevance", "RelevanceTest", "feature_relevance", "hypergeometric_tail",
+           "relevance_test"]
 
 #: Random column splits of the relevance test.
 RELEVANCE_SPLITS = 4
@@ -182,8 +184,7 @@ def feature_relevance(Xr, n_clusters, *, n_splits=RELEVANCE_SPLITS, alpha=RELEVA
     -------
     FeatureRelevance
     """
-    rng = np.random.RandomState(random_state) if not isinstance(
-        random_state, np.random.RandomState) else random_state
+    rng = check_random_state(random_state)
     Xr = np.asarray(Xr, dtype=np.float64)
     m, d = Xr.shape
     K = int(min(n_clusters, m - 1))
@@ -205,6 +206,31 @@ def feature_relevance(Xr, n_clusters, *, n_splits=RELEVANCE_SPLITS, alpha=RELEVA
                             n_splits=int(n_splits), n_clusters=K, n_samples=int(m))
 
 
+def hypergeometric_tail(in_selection, n_features, n_relevant, n_selected):
+    """``P(X >= in_selection)``, X the relevant features in a uniformly random subset.
+
+    Parameters
+    ----------
+    in_selection : int
+        Relevant features in the selection.
+    n_features : int
+        d.
+    n_relevant : int
+        Relevant features among the d.
+    n_selected : int
+        Size of the selection.
+
+    Returns
+    -------
+    p_value : float
+        The tail probability; 1.0 when no feature is relevant.
+    """
+    if n_relevant == 0:
+        return 1.0
+    return min(1.0, float(stats.hypergeom.sf(in_selection - 1, n_features, n_relevant,
+                                             n_selected)))
+
+
 def relevance_test(relevance, cols):
     """The hypergeometric test of a selection's relevant features (:class:`RelevanceTest`).
 
@@ -224,7 +250,6 @@ def relevance_test(relevance, cols):
     R = relevance.n_relevant
     k = int(cols.size)
     s = int(np.count_nonzero(relevance.relevant[cols]))
-    p = 1.0 if R == 0 else float(stats.hypergeom.sf(s - 1, d, R, k))
     return RelevanceTest(n_relevant=R, in_selection=s, n_features=int(d), n_selected=k,
-                         expected=k * R / d, p_value=min(1.0, p),
+                         expected=k * R / d, p_value=hypergeometric_tail(s, d, R, k),
                          n_samples=relevance.n_samples)

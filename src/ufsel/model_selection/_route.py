@@ -17,7 +17,7 @@ import numpy as np
 
 from .._registry import get_selector
 from ..utils import get_selector_tags, thread_limit
-from ._criteria import agreement_scales
+from ._criteria import MAX_CRITERION_SAMPLES, agreement_scales
 from ._feature_count import ESTIMATE_REPEATS
 from ._random_subset import null_subsets, summarize_null
 
@@ -39,6 +39,14 @@ SHORTLIST_SIZE = 2
 #: and the count.
 FEW_RELEVANT_FRACTION = 0.3
 FEW_RELEVANT_MAX = 50
+
+
+def is_few_relevant(n_relevant, n_features):
+    """Whether a few features carry the structure among many that do not: at least one
+    relevant feature, at most :data:`FEW_RELEVANT_FRACTION` of d and at most
+    :data:`FEW_RELEVANT_MAX`."""
+    return bool(n_relevant and n_relevant <= min(FEW_RELEVANT_FRACTION * n_features,
+                                                 FEW_RELEVANT_MAX))
 
 
 def uses_n_clusters(est):
@@ -88,11 +96,8 @@ class DataDescription:
 
     @property
     def few_relevant(self):
-        """Whether a few features carry the structure among many that do not: at least one
-        relevant feature, at most :data:`FEW_RELEVANT_FRACTION` of d and at most
-        :data:`FEW_RELEVANT_MAX`."""
-        R, d = self.n_relevant, self.Xw.shape[1]
-        return bool(R and R <= min(FEW_RELEVANT_FRACTION * d, FEW_RELEVANT_MAX))
+        """Whether a few features carry the structure (:func:`is_few_relevant`)."""
+        return is_few_relevant(self.n_relevant, self.Xw.shape[1])
 
     def to_dict(self):
         """The record of the step."""
@@ -265,8 +270,6 @@ class CompareAll(_Strategy):
 
     def configurations(self, auto, data, methods):
         n = data.Xw.shape[0]
-        from ._criteria import MAX_CRITERION_SAMPLES
-
         K = data.n_clusters
         scales = ((K,) if auto.candidate_n_clusters == "estimate" or K is None
                   else agreement_scales(K, min(n, MAX_CRITERION_SAMPLES)))
@@ -403,12 +406,6 @@ def gather_evidence(configs, data, counts, *, top, n_draws, null_rng, compare, l
 class CountRule:
     """How many features to keep (the *count* step).
 
-    Parameters
-    ----------
-    max_fraction : float, default=0.5
-        Never more than this fraction of d (the feature-count curve's grid
-        stops there too).
-
     Notes
     -----
     Where a few features carry the structure (:attr:`DataDescription.few_relevant`,
@@ -418,10 +415,9 @@ class CountRule:
     them, as on gene-expression data, where the relevant count was no better than
     the curve's on the pool) it is the curve's suggestion
     (:func:`suggest_n_features`). Either is raised to the smallest count the
-    verdict's test can judge.
+    verdict's test can judge. The feature-count curve never goes above half of d,
+    and a few relevant features are at most 30 % of it.
     """
-
-    max_fraction: float = 0.5
 
     def choose(self, curve_count, n_relevant, n_features, smallest_testable, *,
                few_relevant=None):
@@ -440,7 +436,7 @@ class CountRule:
         few_relevant : bool or None, default=None
             Whether a few features carry the structure
             (:attr:`DataDescription.few_relevant`); None decides from
-            ``n_relevant`` and ``n_features``.
+            ``n_relevant`` and ``n_features`` (:func:`is_few_relevant`).
 
         Returns
         -------
@@ -451,10 +447,8 @@ class CountRule:
         """
         d = n_features
         k, note = int(curve_count), None
-        if few_relevant is None:
-            few_relevant = bool(n_relevant and n_relevant <= min(
-                FEW_RELEVANT_FRACTION * d, FEW_RELEVANT_MAX))
-        if few_relevant and n_relevant <= max(1, int(self.max_fraction * d)):
+        few = is_few_relevant(n_relevant, d) if few_relevant is None else few_relevant
+        if few:
             if n_relevant != k:
                 note = (f"{n_relevant} features carry structure that the others share "
                         f"(relevance test); kept {n_relevant} rather than the feature-count "
@@ -472,8 +466,9 @@ class CountRule:
         Returns
         -------
         dict
-            Its description and ``max_fraction``.
+            Its description and what "few" means.
         """
         return {"rule": "the relevant features where they are few, else the feature-count "
                         "curve",
-                "max_fraction": self.max_fraction}
+                "few_relevant": {"max_fraction": FEW_RELEVANT_FRACTION,
+                                 "max_count": FEW_RELEVANT_MAX}}

@@ -13,10 +13,14 @@ from ..utils import thread_limit
 from ._criteria import CRITERIA, DEFAULT_CRITERION, make_criterion
 from ._n_clusters import estimate_n_clusters
 from ._random_subset import RandomSubsetTest, subset_test, support_indices
-from ._relevance import RelevanceTest, feature_relevance, relevance_test
+from ._relevance import RelevanceTest, feature_relevance, hypergeometric_tail, relevance_test
 from ._stability import Stability, selection_stability
 
 __all__ = ["Verdict", "VerdictGate", "assess_selection"]
+
+
+#: Fewer held-out rows than this cannot show that no feature is relevant ("not shown").
+MIN_NULL_ROWS = 50
 
 
 @dataclass(frozen=True)
@@ -111,7 +115,10 @@ class VerdictGate:
         if agree and (rec_ok or relevance is None and recommendation is None):
             return "beats random", None
         if relevance is not None:
-            perfect = stats_hypergeom_p(relevance, relevance.n_selected)
+            # the p-value a selection of only relevant features would have had
+            perfect = hypergeometric_tail(
+                min(relevance.n_selected, relevance.n_relevant), relevance.n_features,
+                relevance.n_relevant, relevance.n_selected)
             powered = perfect <= a
             if (test.z_score <= 0 and relevance.in_selection <= relevance.expected
                     and powered):
@@ -140,24 +147,6 @@ class VerdictGate:
             + ("" if relevance is None else f", relevance p = {relevance.p_value:.3g}")
             + "), which is not evidence that there is none; more rows would settle it")
 
-
-def stats_hypergeom_p(relevance, in_selection):
-    """The relevance test's p-value had the selection held ``in_selection`` relevant
-    features (at most its size and the relevant count)."""
-    from scipy import stats
-
-    s = min(int(in_selection), relevance.n_selected, relevance.n_relevant)
-    if relevance.n_relevant == 0:
-        return 1.0
-    return float(stats.hypergeom.sf(s - 1, relevance.n_features, relevance.n_relevant,
-                                    relevance.n_selected))
-
-
-#: Fewer held-out rows than this cannot show that no feature is relevant ("not shown").
-MIN_NULL_ROWS = 50
-
-#: The gate of assess_selection and AutoSelector.
-DEFAULT_GATE = VerdictGate()
 
 
 @dataclass(frozen=True)
@@ -411,8 +400,11 @@ def assess_selection(X, support, *, estimator=None, method=None, n_clusters=None
         test = subset_test(f, cols, d, n_draws, rng, criterion, alpha=alpha)
     rel = None
     if relevance and d >= 2:
-        K = n_clusters if n_clusters is not None else estimate_n_clusters(
-            Xt, random_state=int(rng.randint(2**31 - 1)))
+        K = n_clusters
+        if K is None:  # the cluster criteria estimated it already; the others did not
+            seed = int(rng.randint(2**31 - 1))
+            scales = getattr(f.fn, "scales", None)
+            K = scales[0] if scales else estimate_n_clusters(Xt, random_state=seed)
         fr = feature_relevance(f.fn.Xr, int(min(K, Xt.shape[0] - 1)),
                                random_state=int(rng.randint(2**31 - 1)))
         rel = relevance_test(fr, cols)
