@@ -2,14 +2,18 @@
 
 Usage::
 
-    python benchmarks/tools/check_report_chromium.py RESULTS_DIR [--screenshot PATH] [--height PX]
+    python benchmarks/tools/check_report_chromium.py RESULTS_DIR|PAGE.html [--screenshot PATH] [--height PX]
+
+A folder is checked through its ``report.html`` (``ufsel bench``, ``ufsel report``); an
+HTML file is checked as it is (``ufsel select --report``, whose figures are embedded).
 
 Checks, failing with exit status 1 when one does not hold:
 
 * every local resource the page links (``src=``, ``href=``) exists, and every
-  linked PNG is a PNG file;
+  linked PNG is a PNG file; a ``data:`` URI is embedded, any other scheme is
+  an external resource and a fault;
 * Chromium loads the page (``--dump-dom``) and the rendered DOM holds the
-  report's title, its tables and one ``<img>`` per figure;
+  report's title, its tables and one ``<img>`` per figure (linked or embedded);
 * Chromium logs no console message and no error about the page (the report
   has no script, so any console message is a fault);
 * the screenshot is written (a PNG of the page, default
@@ -49,18 +53,24 @@ def _chromium(binary, args, timeout):
 
 
 def check_report(results_dir, screenshot=None, *, height=5000, width=1280, timeout=120):
-    """Return (problems, screenshot path). ``problems`` is empty when the report is fine."""
+    """Return (problems, screenshot path). ``problems`` is empty when the report is fine.
+
+    ``results_dir`` is a results folder (its ``report.html``) or an HTML file."""
     binary = find_chromium()
     if binary is None:
         raise FileNotFoundError("no Chromium found (apt-get install chromium)")
-    results_dir = Path(results_dir).resolve()
-    page = results_dir / "report.html"
+    page = Path(results_dir).resolve()
+    if page.suffix.lower() not in (".html", ".htm"):
+        page = page / "report.html"
+    results_dir = page.parent
     if not page.is_file():
         return [f"{page} does not exist"], None
     text = page.read_text(encoding="utf-8")
     problems = []
     links = re.findall(r"""(?:src|href)=['"]([^'"#]+)['"]""", text)
     for link in links:
+        if link.startswith("data:"):
+            continue  # embedded in the page
         if re.match(r"^[a-z]+:", link):
             problems.append(f"external resource {link!r} (the report must be self-contained)")
             continue
@@ -84,7 +94,7 @@ def check_report(results_dir, screenshot=None, *, height=5000, width=1280, timeo
     if "<table>" not in html:
         problems.append("the rendered DOM has no table")
 
-    screenshot = Path(screenshot) if screenshot else results_dir / "report_screenshot.png"
+    screenshot = Path(screenshot) if screenshot else page.with_name(f"{page.stem}_screenshot.png")
     shot = _chromium(binary, [f"--screenshot={screenshot}", f"--window-size={width},{height}",
                               "--hide-scrollbars", url], timeout)
     if shot.returncode != 0 or not screenshot.is_file():

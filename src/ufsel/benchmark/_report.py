@@ -8,11 +8,13 @@ opens from disk in any browser and can be archived with its folder.
 from __future__ import annotations
 
 import datetime
-import html
 import json
 import math
 from pathlib import Path
 
+from ..utils._html import escape as _e
+from ..utils._html import html_page
+from ..utils._html import html_table as _table
 from ._cache import atomic_write_text
 from ._statistics import _num
 from ._tables import over_fast_cap, read_csv
@@ -27,31 +29,6 @@ PROTOCOL_NAMES = {"n_classes": "K = number of classes (from the labels)",
                   "label_free": "label-free K (estimate_n_clusters)", "": ""}
 STATUS_TEXT = {"timed out": "timed out", "failed": "failed", "not run": "not run"}
 
-CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;
-max-width:1200px;padding:0 1em;color:#222;line-height:1.45}
-h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}
-table{border-collapse:collapse;margin:.8em 0;font-size:.88em}
-th,td{border:1px solid #ccc;padding:.25em .55em;text-align:right}
-th{background:#f2f2f2}td.l,th.l{text-align:left}
-tr.baseline td{color:#555;background:#fafafa}
-.pos{color:#1a7f37}.neg{color:#b42318}.muted{color:#777}
-figure{margin:1em 0}figure img{max-width:100%;border:1px solid #eee}
-figcaption{font-size:.85em;color:#555}
-.slow{color:#8a5a00}
-.note{background:#fff8e1;border-left:4px solid #f0b429;padding:.5em 1em;font-size:.9em}
-.verdict{background:#eef6ff;border-left:4px solid #0072B2;padding:.4em 1em}
-td.best{font-weight:bold}td.below{background:#fde8e4;color:#8a1c0c}
-td.status{color:#8a1c0c;font-style:italic}
-details{margin:.5em 0}summary{cursor:pointer;font-weight:600}
-.wide{overflow-x:auto}
-code{background:#f4f4f4;padding:0 .2em}
-"""
-
-
-def _e(x):
-    return html.escape(str(x), quote=True)
-
 
 def _pct(v, spread=None):
     x = _num(v)
@@ -59,28 +36,6 @@ def _pct(v, spread=None):
         return "&ndash;"
     s = _num(spread)
     return f"{100 * x:.1f}" + (f" <span class='muted'>± {100 * s:.1f}</span>" if s else "")
-
-
-def _table(header, rows, *, left=1, row_classes=None, left_last=False):
-    n = len(header)
-
-    def al(i):
-        return "l" if i < left or (left_last and i == n - 1) else ""
-
-    out = ["<table><thead><tr>"]
-    out += [f"<th class='{al(i)}'>{h}</th>" for i, h in enumerate(header)]
-    out.append("</tr></thead><tbody>")
-    for j, r in enumerate(rows):
-        cls = f" class='{row_classes[j]}'" if row_classes and row_classes[j] else ""
-        cells = []
-        for i, c in enumerate(r):
-            extra = ""
-            if isinstance(c, tuple):  # (html, css class)
-                c, extra = c
-            cells.append(f"<td class='{(al(i) + ' ' + extra).strip()}'>{c}</td>")
-        out.append(f"<tr{cls}>" + "".join(cells) + "</tr>")
-    out.append("</tbody></table>")
-    return "<div class='wide'>" + "".join(out) + "</div>"
 
 
 def _comparison_section(rows, left_out=()):
@@ -790,9 +745,7 @@ def write_report(results_dir, *, redraw=True):
            + "</p>")
     body = ("".join(head[:verdict_at]) + verdict + "".join(head[verdict_at:]) + nav
             + "".join(html_ for a, _, html_ in sections if a != "verdict"))
-    page = ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-            "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-            f"<title>{_e(title)}</title><style>{CSS}</style></head><body>{body}</body></html>\n")
+    page = html_page(title, body)
     path = out / "report.html"
     atomic_write_text(path, page)
     return path

@@ -41,6 +41,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 from ..utils import atomic_open
+from ..utils._html import MARKERS, OKABE_ITO, PLOT_RC
 from ._experiment import METRICS
 from ._tables import read_csv
 
@@ -50,16 +51,12 @@ __all__ = ["draw_all", "plot_curves", "plot_sensitivity", "plot_convergence", "p
 METRIC_LABELS = {"acc": "clustering ACC (%)", "nmi": "NMI, max normalisation (%)",
                  "nmi_arithmetic": "NMI, arithmetic normalisation (%)",
                  "nn_error": "1-NN LOO error (%)"}
-#: Okabe & Ito's colour-blind-safe palette (without its yellow, too pale on white).
-OKABE_ITO = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"]
-MARKERS = ["o", "s", "^", "D", "v", "P", "X"]
 #: At most this many methods are drawn per panel (with random and all features: 8 lines).
 MAX_HIGHLIGHT = 6
 PANELS_PER_FIGURE = 12
 BASELINE_STYLE = {"all_features": dict(color="black", ls="--", lw=1.3),
                   "random": dict(color="0.35", ls=":", lw=1.8)}
-RC = {"font.size": 11, "axes.titlesize": 11, "axes.labelsize": 10.5, "legend.fontsize": 10,
-      "xtick.labelsize": 9.5, "ytick.labelsize": 9.5}
+RC = PLOT_RC
 
 
 def _num(v):

@@ -121,6 +121,13 @@ def build_parser():
     out.add_argument("--transform-out", metavar="FILE",
                      help="write the selected columns to FILE, in the format of its extension "
                           "(else the input's)")
+    from ._report import report_path
+
+    out.add_argument("--report", metavar="FILE.html", type=report_path,
+                     help="also write one self-contained HTML page of the run: the "
+                          "feature-count curve, the selection against random subsets, the "
+                          "candidates' evidence beside their prior, the nearest benchmark data "
+                          "sets, the stability (needs matplotlib: the plot extra)")
     from ._large import add_large_file_arguments
 
     add_large_file_arguments(s)

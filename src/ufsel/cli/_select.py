@@ -319,6 +319,9 @@ def _cmd_select(args):
         evaluation["standardized"] = standardized
         timings["evaluation_s"] = time.perf_counter() - t0
         _print_evaluation(evaluation, k, labels_from)
+    if args.report is not None:  # one HTML page of the run (ufsel.model_selection._report)
+        from ._report import write_report
+        write_report(args.report, auto, names, bunch.source)
     timings["total_s"] = time.perf_counter() - t_start
 
     fields = {

@@ -8,7 +8,7 @@ size by a label-free criterion; :func:`suggest_n_features` suggests a count;
 :func:`assess_selection` judges any selection (test and stability);
 :class:`MethodRecommender` recommends a method from the benchmark data sets nearest
 to X by :func:`meta_features`; :class:`AutoSelector` / :func:`select_features` put
-them together.
+them together, and :func:`selection_report` shows what they did on one HTML page.
 """
 
 from ._auto import (
@@ -32,6 +32,7 @@ from ._recommend import (
     meta_features,
     read_training_table,
 )
+from ._report import selection_report
 from ._relevance import FeatureRelevance, RelevanceTest, feature_relevance, relevance_test
 from ._route import CountRule, DataDescription, Evidence
 from ._stability import Stability, selection_stability, stability_from_selections
@@ -67,6 +68,7 @@ __all__ = [
     "scale_spread",
     "select_features",
     "select_large_file",
+    "selection_report",
     "selection_stability",
     "smallest_testable_count",
     "stability_from_selections",

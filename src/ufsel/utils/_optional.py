@@ -25,6 +25,7 @@ EXTRAS = {
     "pyarrow": "parquet",
     "pyarrow.parquet": "parquet",
     "anndata": "anndata",
+    "matplotlib": "plot",
 }
 
 
