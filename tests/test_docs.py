@@ -126,47 +126,16 @@ def test_gallery_has_at_least_six_examples_with_titles():
             f"{path.name} must start with a docstring whose first line is an '=' underlined title"
 
 
-def _requirement_names(requirements):
-    """Distribution names a list of requirement strings installs: each name and the
-    extras it names (``dask[array,distributed]`` brings ``distributed``)."""
-    names = set()
-    for req in requirements:
-        m = re.match(r"\s*([A-Za-z0-9_.-]+)\s*(?:\[([^\]]*)\])?", req)
-        names.add(m.group(1).lower().replace("_", "-"))
-        names.update(e.strip().lower() for e in (m.group(2) or "").split(",") if e.strip())
-    return names
-
-
 def test_docs_extra_installs_every_gallery_import():
     # `make docs` installs the docs extra alone and runs every example: each module an
     # example imports is the standard library's, ufsel's, or installed by that extra or
     # the core dependencies
-    import ast
-    from importlib.metadata import packages_distributions
+    from _doc_code import imported_modules, not_installed_by, pyproject
 
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    provided = _requirement_names(project["dependencies"]
-                                  + project["optional-dependencies"]["docs"])
-    dists = packages_distributions()
-    missing = []
-    for path in EXAMPLES:
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Import):
-                modules = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0:
-                modules = [node.module]
-            else:
-                continue
-            for top in {m.partition(".")[0] for m in modules}:
-                if top == "ufsel" or top in sys.stdlib_module_names:
-                    continue
-                names = {d.lower().replace("_", "-") for d in dists.get(top, [top])}
-                if not names & provided:
-                    missing.append(f"{path.name}: {top}")
+    project = pyproject()
+    requirements = project["dependencies"] + project["optional-dependencies"]["docs"]
+    missing = [f"{path.name}: {m}" for path in EXAMPLES
+               for m in not_installed_by(imported_modules(path.read_text()), requirements)]
     assert not missing, ("gallery examples import modules the docs extra "
                          "(pyproject.toml) does not install:\n" + "\n".join(missing))
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _doc_code import NEEDS, fenced_blocks, imported_modules, not_installed_by, pyproject
 
 from ufsel.cli import main
 
@@ -21,22 +22,6 @@ GETTING_STARTED = REPO / "docs" / "getting_started.md"
 
 pytestmark = pytest.mark.skipif(not README.is_file() or not GETTING_STARTED.is_file(),
                                 reason="README.md / docs/ are not in this checkout")
-
-
-def _blocks(path, langs):
-    """The fenced code blocks of ``path`` whose info string is one of ``langs``."""
-    blocks, lang, lines = [], None, []
-    for line in path.read_text().splitlines():
-        if line.startswith("```"):
-            if lang is None:
-                lang, lines = line[3:].strip(), []
-            else:
-                if lang in langs:
-                    blocks.append("\n".join(lines) + "\n")
-                lang = None
-        elif lang is not None:
-            lines.append(line)
-    return blocks
 
 
 def _run(code, cwd, monkeypatch):
@@ -63,7 +48,7 @@ def _comment(code, text):
 
 
 def test_readme_python_example(tmp_path, monkeypatch):
-    blocks = _blocks(README, ["python"])
+    blocks = fenced_blocks(README, ["python"])
     assert len(blocks) == 2, "the README shows a selection, then its evaluation with labels"
     code = "".join(blocks)
     printed, ns = _run(code, tmp_path, monkeypatch)
@@ -101,16 +86,48 @@ def test_readme_puts_the_user_first():
 
 
 def test_getting_started_python_example(tmp_path, monkeypatch, measurements):
-    (code,) = _blocks(GETTING_STARTED, ["python"])
-    printed, ns = _run(code, tmp_path, monkeypatch)
+    first, with_pandas = fenced_blocks(GETTING_STARTED, ["python"])
+    printed, ns = _run(first, tmp_path, monkeypatch)
     names, ranking = printed
-    _comment(code, "# the 10 kept column names")
-    assert len(names) == 10 and set(names) <= set(measurements)  # real names, not x0, x1
-    _comment(code, "# rank of every column, 1 = best")
+    _comment(first, "# the 10 kept column names")
+    assert len(names) == 10 and set(names) <= set(measurements)  # real names, not f0, f1
+    _comment(first, "# rank of every column, 1 = best")
     assert sorted(ranking.tolist()) == list(range(1, len(measurements) + 1))
     assert sorted(names) == sorted(c for c, r in zip(measurements, ranking) if r <= 10)
-    _comment(code, "# a DataFrame: n rows x the 10 kept columns")
-    assert list(ns["X10"].columns) == list(names) and ns["X10"].shape == (178, 10)
+    _comment(first, "# n rows x the 10 kept columns")
+    assert ns["X10"].shape == (178, 10)
+    # the second block continues the first, with pandas
+    pytest.importorskip("pandas")
+    _, ns2 = _run(first + with_pandas, tmp_path, monkeypatch)
+    _comment(with_pandas, "# a DataFrame: the 10 kept columns")
+    assert list(ns2["X10"].columns) == list(names) and ns2["X10"].shape == (178, 10)
+
+
+#: The documents whose Python examples must run on a plain ``pip install`` or say which
+#: extra they need.
+EXAMPLE_DOCS = [README, GETTING_STARTED,
+                *sorted((README.parent / "docs" / "guide").glob("*.md"))]
+
+
+@pytest.mark.parametrize("doc", EXAMPLE_DOCS, ids=lambda p: p.name)
+def test_examples_run_on_a_plain_install_or_name_their_extra(doc):
+    """Each Python block imports only the standard library, ufsel and its dependencies, or
+    says in a comment which extra installs the rest: ``# needs ... 'ufsel[EXTRA]'``."""
+    project = pyproject()
+    extras = project["optional-dependencies"]
+    problems = []
+    for code in fenced_blocks(doc, ["python"]):
+        named = [e for m in NEEDS.finditer(code) for e in m.group(1).split(",")]
+        unknown = [e for e in named if e not in extras]
+        assert not unknown, f"{doc.name}: no extra {unknown} in pyproject.toml"
+        requirements = project["dependencies"] + [r for e in named for r in extras[e]]
+        missing = not_installed_by(imported_modules(code), requirements)
+        if missing:
+            first = code.strip().splitlines()[0]
+            problems.append(f"{doc.name}, block starting {first!r}: {', '.join(missing)} "
+                            + ("not installed by " + ", ".join(named) if named else
+                               "needs an extra: say which (# needs ... 'ufsel[EXTRA]')"))
+    assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("doc", [README, GETTING_STARTED], ids=lambda p: p.name)
@@ -119,7 +136,7 @@ def test_command_lines_run(doc, tmp_path, monkeypatch, measurements, capsys):
 
     monkeypatch.delenv("UFSEL_DATA", raising=False)  # `ufsel datasets`: the built-ins only
     monkeypatch.chdir(tmp_path)
-    lines = [line.split("#")[0].strip() for block in _blocks(doc, ["", "bash"])
+    lines = [line.split("#")[0].strip() for block in fenced_blocks(doc, ["", "bash"])
              for line in block.splitlines()]
     commands = [shlex.split(line)[1:] for line in lines if line.startswith("ufsel ")]
     assert commands
