@@ -9,7 +9,7 @@ SHARED_DATA := $(abspath ../shared/data)
 export UFSEL_DATA ?= $(if $(wildcard $(SHARED_DATA)/*.mat),$(SHARED_DATA),)
 SPHINXOPTS ?= -W --keep-going -q
 
-.PHONY: demo demo-all test docs wheel-check lint venv clean
+.PHONY: demo demo-all test docs docs-outputs wheel-check lint venv clean
 
 $(VENV)/.created:
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,11 @@ wheel-check: $(VENV)/.installed-dev
 docs: $(VENV)/.installed-docs
 	$(VENV)/bin/sphinx-build -b html $(SPHINXOPTS) docs docs/_build/html
 	@echo "docs: open docs/_build/html/index.html"
+
+# Rerun the commands whose console output README.md and docs/ quote, and rewrite those
+# blocks (`python docs/tools/render_outputs.py --check` only compares; a test runs it).
+docs-outputs: $(VENV)/.installed-dev
+	$(PY) docs/tools/render_outputs.py
 
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check src benchmarks tests

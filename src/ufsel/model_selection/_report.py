@@ -415,11 +415,9 @@ def selection_report(selector, path, *, title=None, feature_names=None):
         n_fig += k
     nav = "<p>" + " · ".join(f"<a href='#{a}'>{escape(h)}</a>" for a, h, *_ in specs) \
         + " · <a href='#selected'>The selected features</a></p>"
-    from .. import __version__
-
     body = (_header(f, title) + nav + "".join(sections) + _selected_table(f)
-            + f"<p class='muted'>Written by ufsel {escape(__version__)} "
-            "(ufsel.model_selection.selection_report); no label was used.</p>")
+            + "<p class='muted'>Written by ufsel.model_selection.selection_report; no label "
+            "was used.</p>")
     path = Path(path)
     atomic_write_text(path, html_page(title, body))
     return path
