@@ -127,6 +127,9 @@ def _null_distribution(f):
             label=("every subset" if t.exact else f"{null.size} random subsets")
             + f" of {v.n_features}")
     ax.axvline(t.statistic, color=_CHOSEN, lw=2.2, label="the selection")
+    lo, hi = min(null.min(), t.statistic), max(null.max(), t.statistic)
+    pad = 0.05 * (hi - lo) if hi > lo else 0.05
+    ax.set_xlim(lo - pad, hi + pad)  # the selection's line never on the frame
     ax.set_xlabel(f"criterion ({t.criterion.replace('_', ' ')})"
                   + (", on held-out rows" if v.held_out else ""))
     ax.set_ylabel("subsets")
@@ -246,6 +249,16 @@ def _fmt(x, spec=".3g"):
         format(x, spec)
 
 
+def _relevant_text(f):
+    if f["n_relevant"] is not None:
+        return str(f["n_relevant"])
+    r = None if f["verdict"] is None else f["verdict"].relevance
+    if r is not None:
+        rows = ", on its held-out rows" if f["verdict"].held_out else ""
+        return f"{r.n_relevant} (counted by the verdict{rows})"
+    return "not computed"
+
+
 def _header(f, title):
     v = f["verdict"]
     shape = (f"{f['n_samples']} samples x {f['n_features']} features"
@@ -264,8 +277,7 @@ def _header(f, title):
                                                     else "not estimated")],
             ["count", escape(count)],
             ["standardised", escape(std)],
-            ["relevant features", escape("not computed" if f["n_relevant"] is None
-                                         else f["n_relevant"])],
+            ["relevant features", escape(_relevant_text(f))],
             ["verdict", f"<b>{escape(v.outcome)}</b>" if v is not None
              else "<span class='muted'>not computed</span>"]]
     parts = [f"<h1>{escape(title)}</h1>", html_table(["step", "result"], rows, left=2)]
