@@ -32,8 +32,8 @@ from ._recommend import (
     meta_features,
     read_training_table,
 )
-from ._report import selection_report
 from ._relevance import FeatureRelevance, RelevanceTest, feature_relevance, relevance_test
+from ._report import selection_report
 from ._route import CountRule, DataDescription, Evidence
 from ._stability import Stability, selection_stability, stability_from_selections
 from ._verdict import Verdict, VerdictGate, assess_selection
