@@ -7,7 +7,9 @@ Nogueira et al.'s stability with its confidence interval;
 size by a label-free criterion; :func:`suggest_n_features` suggests a count;
 :func:`assess_selection` judges any selection (test and stability);
 :class:`MethodRecommender` recommends a method from the benchmark data sets nearest
-to X by :func:`meta_features`; :class:`AutoSelector` / :func:`select_features` put
+to X by :func:`meta_features`; :class:`LearnedScorer` chooses among the route's candidates
+with a model learned on labelled and planted data and says how likely its choice beats
+random subsets; :class:`AutoSelector` / :func:`select_features` put
 them together.
 """
 
@@ -34,6 +36,7 @@ from ._recommend import (
 )
 from ._relevance import FeatureRelevance, RelevanceTest, feature_relevance, relevance_test
 from ._route import CountRule, DataDescription, Evidence
+from ._scorer import LearnedScorer
 from ._stability import Stability, selection_stability, stability_from_selections
 from ._verdict import Verdict, VerdictGate, assess_selection
 
@@ -54,6 +57,7 @@ __all__ = [
     "CountRule",
     "DataDescription",
     "Evidence",
+    "LearnedScorer",
     "FeatureRelevance",
     "RelevanceTest",
     "feature_relevance",
