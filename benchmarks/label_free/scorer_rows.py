@@ -100,11 +100,11 @@ def top_k(sel, e, k):
     method refitted at k, as the route refits the chosen one)."""
     from sklearn.base import clone
 
-    from ufsel.model_selection._route import scores_depend_on_count  # private: bench only
+    from ufsel.utils import get_selector_tags
 
     if k in e.rankings:
         ranking = e.rankings[k]
-    elif scores_depend_on_count(e.estimator):
+    elif get_selector_tags(e.estimator).scores_depend_on_count:
         est = clone(e.estimator).set_params(n_features_to_select=k)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

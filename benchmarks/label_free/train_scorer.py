@@ -13,7 +13,9 @@ The model (:func:`fit_scorer`):
 * a logistic regression whose ``C`` (of :data:`C_GRID`) has the smallest weighted log
   loss out of fold (:data:`INNER_FOLDS` folds grouped by data set: a semi-synthetic case
   goes with its parent, a planted case with its generator);
-* Platt scaling fitted on those out-of-fold log-odds;
+* Platt scaling fitted on those out-of-fold log-odds of the candidate each real-data case
+  would choose (the largest): the probability reported is the chosen candidate's, on data
+  like the user's;
 * the threshold of "beats random" chosen Learn-then-Test style on the out-of-fold
   claims of the real-data cases (a claim: the structure test passes and the calibrated
   probability is at least the threshold): thresholds from high to low, each tested for
@@ -48,6 +50,7 @@ TARGET_PRECISION = 0.9
 LTT_DELTA = 0.1
 THRESHOLD_GRID = tuple(np.round(np.arange(0.99, 0.49, -0.01), 2))
 NEVER = 1.01
+MIN_CALIBRATION_CASES = 20
 
 
 def structure_passes(r):
@@ -60,7 +63,7 @@ def structure_passes(r):
 
 def build_cases(rows):
     """The rows grouped by case, each with its feature matrix (usable candidates only)."""
-    from ufsel.model_selection._scorer import candidate_features  # private: its trainer
+    from ufsel.model_selection._scorer import candidate_features  # private: needs public API
 
     by = {}
     for r in rows:
@@ -165,6 +168,23 @@ def ltt_threshold(cases, probs):
     return chosen
 
 
+def empirical_threshold(cases, probs):
+    """The lowest threshold whose out-of-fold precision on the real-data cases is at least
+    the target, with at least 5 claims (no bound on new data: for comparison only)."""
+    real = [(c, p) for c, p in zip(cases, probs) if c["kind"] == "real"]
+    chosen = NEVER
+    if not real:
+        return chosen
+    cs, ps = zip(*real)
+    for t in THRESHOLD_GRID:
+        claims = case_claims(cs, ps, t)
+        n = sum(s for s, _ in claims)
+        right = sum(s and r for s, r in claims)
+        if n >= 5 and right >= TARGET_PRECISION * n:
+            chosen = float(t)
+    return chosen
+
+
 def fit_scorer(cases):
     """The scorer's table fitted on ``cases`` (C, Platt and threshold chosen out of fold)."""
     best = None
@@ -176,11 +196,20 @@ def fit_scorer(cases):
             best = (loss, C, s, y, w, (a, b))
     _, C, s, y, w, (a, b) = best
     sizes = np.cumsum([0] + [len(c["rows"]) for c in cases])
-    probs = [_sigmoid(a * s[i:j] + b) for i, j in zip(sizes[:-1], sizes[1:])]
+    logits = [s[i:j] for i, j in zip(sizes[:-1], sizes[1:])]
+    # the probability reported is the chosen candidate's (the largest of several), on data
+    # like the user's: Platt scaling refitted on the chosen candidates of the real-data cases
+    real = [(float(lg.max()), float(c["y"][int(np.argmax(lg))]))
+            for c, lg in zip(cases, logits) if c["kind"] == "real"]
+    if len(real) >= MIN_CALIBRATION_CASES and 0 < sum(t for _, t in real) < len(real):
+        sc, yc = (np.array(v) for v in zip(*real))
+        a, b = platt(sc, yc.astype(int), np.ones(len(sc)))
+    probs = [_sigmoid(a * lg + b) for lg in logits]
     threshold = ltt_threshold(cases, probs)
+    empirical = empirical_threshold(cases, probs)
     F, y, w, _ = _stack(cases)
     m = _logistic(F, y, w, C)
-    from ufsel.model_selection._scorer import SCORER_FEATURES  # private: its trainer
+    from ufsel.model_selection._scorer import SCORER_FEATURES  # private: needs public API
 
     sets = {}
     for c in cases:
@@ -190,7 +219,8 @@ def fit_scorer(cases):
     return {"model": "logistic", "features": list(SCORER_FEATURES),
             "mean": m["mean"].tolist(), "scale": m["scale"].tolist(),
             "coef": m["coef"].tolist(), "intercept": m["intercept"], "C": C,
-            "platt": [a, b], "threshold": threshold,
+            "platt": [a, b], "calibrated_on": "the chosen candidate of each real-data case",
+            "threshold": threshold, "threshold_empirical": empirical,
             "target": "beats the 90th percentile of same-size random subsets",
             "target_precision": TARGET_PRECISION, "ltt_delta": LTT_DELTA,
             "n_training_sets": len(cases), "training_sets": sets,

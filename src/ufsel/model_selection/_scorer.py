@@ -148,14 +148,36 @@ class LearnedScorer:
                        "threshold": self.threshold}
 
     def decision(self, features):
-        """The model's log-odds before calibration, per row of ``features``."""
+        """The model's log-odds before calibration.
+
+        Parameters
+        ----------
+        features : array-like of shape (n_candidates, len(SCORER_FEATURES))
+            The inputs (:func:`candidate_features`).
+
+        Returns
+        -------
+        ndarray of shape (n_candidates,)
+            The log-odds of each row.
+        """
         Z = (np.asarray(features, dtype=np.float64) - self._mean) / self._scale
         # a row-wise sum, not a matrix product: a candidate's value never depends on the
         # other rows (BLAS may block a product differently by its position)
         return np.ascontiguousarray(Z * self._coef).sum(axis=1) + self._intercept
 
     def probability(self, features):
-        """The calibrated probability of beating random subsets, per row of ``features``."""
+        """The calibrated probability of beating random subsets.
+
+        Parameters
+        ----------
+        features : array-like of shape (n_candidates, len(SCORER_FEATURES))
+            The inputs (:func:`candidate_features`).
+
+        Returns
+        -------
+        ndarray of shape (n_candidates,)
+            Each row's probability, in [0, 1].
+        """
         a, b = self._platt
         s = a * self.decision(features) + b
         return 1.0 / (1.0 + np.exp(-np.clip(s, -500.0, 500.0)))
@@ -180,7 +202,7 @@ class LearnedScorer:
             probability, and the basis (the number of training sets, the
             threshold).
         """
-        from . import _route
+        from ._route import ScoredChoice  # (the route's record of a choice)
 
         usable = [e for e in evidence if e.usable]
         if not usable:
@@ -198,7 +220,7 @@ class LearnedScorer:
         scores = {e.label: None for e in evidence}
         for e, pe in zip(usable, p):
             scores[e.label] = float(pe)
-        return _route.ScoredChoice(chosen=usable[best], scores=scores,
+        return ScoredChoice(chosen=usable[best], scores=scores,
                                    probability=float(p[best]), basis=dict(self._basis))
 
     def to_dict(self):
