@@ -147,19 +147,8 @@ class LearnedScorer:
                        "training_sets": dict(t.get("training_sets", {})),
                        "threshold": self.threshold}
 
-    def decision(self, features):
-        """The model's log-odds before calibration.
-
-        Parameters
-        ----------
-        features : array-like of shape (n_candidates, len(SCORER_FEATURES))
-            The inputs (:func:`candidate_features`).
-
-        Returns
-        -------
-        ndarray of shape (n_candidates,)
-            The log-odds of each row.
-        """
+    def _decision(self, features):
+        """The model's log-odds before calibration, per row."""
         Z = (np.asarray(features, dtype=np.float64) - self._mean) / self._scale
         # a row-wise sum, not a matrix product: a candidate's value never depends on the
         # other rows (BLAS may block a product differently by its position)
@@ -179,7 +168,7 @@ class LearnedScorer:
             Each row's probability, in [0, 1].
         """
         a, b = self._platt
-        s = a * self.decision(features) + b
+        s = a * self._decision(features) + b
         return 1.0 / (1.0 + np.exp(-np.clip(s, -500.0, 500.0)))
 
     def choose(self, evidence, data, recommendation):
