@@ -188,8 +188,10 @@ class LearnedScorer:
         ScoredChoice
             The candidate of largest probability, each candidate's probability
             as its score (None for an unusable one), the chosen one's
-            probability, and the basis (the number of training sets, the
-            threshold).
+            probability (None without the data's meta-features: they move
+            every candidate's log-odds alike, so the choice stands but the
+            probability does not), and the basis (the number of training
+            sets, the threshold).
         """
         from ._route import ScoredChoice  # (the route's record of a choice)
 
@@ -209,8 +211,12 @@ class LearnedScorer:
         scores = {e.label: None for e in evidence}
         for e, pe in zip(usable, p):
             scores[e.label] = float(pe)
+        # the meta-features shift every candidate's log-odds alike: without them the choice
+        # stands, the probability does not
+        known = data.meta_features is not None
         return ScoredChoice(chosen=usable[best], scores=scores,
-                                   probability=float(p[best]), basis=dict(self._basis))
+                            probability=float(p[best]) if known else None,
+                            basis=dict(self._basis))
 
     def to_dict(self):
         """The scorer as plain values."""

@@ -35,7 +35,8 @@ def _evidence(method, *, prior, z, hits, usable=True):
 
 
 def _data(d=40, n_relevant=5, few=True, meta=META):
-    return SimpleNamespace(Xw=np.zeros((10, d)), meta_features=dict(meta),
+    return SimpleNamespace(Xw=np.zeros((10, d)),
+                           meta_features=None if meta is None else dict(meta),
                            n_relevant=n_relevant, few_relevant=few, standardized=False)
 
 
@@ -124,3 +125,13 @@ def test_table_of_another_version_is_refused():
     table["features"] = table["features"][:-1]
     with pytest.raises(ValueError, match="retrain"):
         LearnedScorer(table)
+
+
+def test_without_meta_features_the_choice_stands_and_no_probability():
+    ev = [_evidence("x", prior=0.02, z=1.5, hits=2), _evidence("y", prior=0.04, z=0.5, hits=3)]
+    rec = _recommendation({"x": 0.02, "y": 0.04})
+    sc = LearnedScorer()
+    with_meta = sc.choose(ev, _data(), rec)
+    without = sc.choose(ev, _data(meta=None), rec)
+    assert without.chosen.method == with_meta.chosen.method
+    assert without.probability is None and with_meta.probability is not None
