@@ -7,8 +7,11 @@ Nogueira et al.'s stability with its confidence interval;
 size by a label-free criterion; :func:`suggest_n_features` suggests a count;
 :func:`assess_selection` judges any selection (test and stability);
 :class:`MethodRecommender` recommends a method from the benchmark data sets nearest
-to X by :func:`meta_features`; :class:`AutoSelector` / :func:`select_features` put
-them together, and :func:`selection_report` shows what they did on one HTML page.
+to X by :func:`meta_features`; :class:`LearnedScorer` scores the route's candidates
+with a model learned on labelled and planted data and gives a calibrated probability
+that a selection like the chosen one beats random subsets on labelled data;
+:class:`AutoSelector` / :func:`select_features` put them together, and
+:func:`selection_report` shows what they did on one HTML page.
 """
 
 from ._auto import (
@@ -35,6 +38,7 @@ from ._recommend import (
 from ._relevance import FeatureRelevance, RelevanceTest, feature_relevance, relevance_test
 from ._report import selection_report
 from ._route import CountRule, DataDescription, Evidence
+from ._scorer import LearnedScorer
 from ._stability import Stability, selection_stability, stability_from_selections
 from ._verdict import Verdict, VerdictGate, assess_selection
 
@@ -55,6 +59,7 @@ __all__ = [
     "CountRule",
     "DataDescription",
     "Evidence",
+    "LearnedScorer",
     "FeatureRelevance",
     "RelevanceTest",
     "feature_relevance",
