@@ -541,3 +541,36 @@ def test_default_route_finds_planted_columns_and_says_so(tmp_path, capsys):
     assert meta["verdict_details"]["outcome"] == "beats random"
     assert "The selection is better than a random subset" in captured.out
     assert meta["method"] != "EVSC"
+
+
+def _wide_units_csv(path, n_samples=300, random_state=2):
+    """5 planted cluster columns among 25 noise columns whose ranges span 1,000-fold."""
+    X, _, informative = make_planted_clusters(n_samples, 5, 25, 4, random_state=random_state)
+    noise = np.setdiff1d(np.arange(X.shape[1]), informative)
+    X = X.copy()
+    X[:, noise] *= np.geomspace(1, 1000, noise.size)
+    _write_rows(path, [f"c{j}" for j in range(X.shape[1])],
+                ([repr(float(v)) for v in row] for row in X))
+    return X, set(np.asarray(informative).tolist())
+
+
+def test_named_method_standardises_as_the_route_does(tmp_path, capsys):
+    """--method takes the route's description step: features in different units are
+    standardised, said in one line and recorded, and every planted column is kept."""
+    X, informative = _wide_units_csv(tmp_path / "planted.csv")
+    rc = main(["select", "--data", str(tmp_path / "planted.csv"), "--method", "mcfs",
+               "--n-features", "10", "--out", str(tmp_path / "r.csv")])
+    assert rc == 0
+    out = capsys.readouterr().out
+    meta = json.loads((tmp_path / "r.csv.json").read_text())
+    kept = {int(c["index"]) for c in meta["selected_features"]}
+    assert informative <= kept
+    scaling = [ln for ln in out.splitlines() if ln.startswith("Scaling:")]
+    assert len(scaling) == 1 and "standardised" in scaling[0] and "fold" in scaling[0]
+    assert meta["standardized"] is True and meta["describe"]["standardized"] is True
+    # the named method and the default route describe the data the same way
+    from ufsel.model_selection import AutoSelector
+
+    auto = AutoSelector(n_resamples=0, verdict=False).fit(X)
+    assert auto.description_.standardized
+    assert meta["describe"]["scaling"] == auto.description_.scaling
