@@ -539,7 +539,7 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
                 f"The features' ranges differ by a factor of {spread:.3g} (90th over "
                 "10th percentile): distances, k-means and most methods follow the widest "
                 "columns. Standardise X (standardize=True, or --standardize) unless the "
-                "units are comparable.", UserWarning, stacklevel=5)
+                "units are comparable.", UserWarning, stacklevel=4)
         data = DataDescription(Xw=standardized(X) if std else X, standardized=std,
                                scale_spread=spread, scaling=scaling)
         self._log(1, f"features {scaling}")

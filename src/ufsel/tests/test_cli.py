@@ -574,3 +574,60 @@ def test_named_method_standardises_as_the_route_does(tmp_path, capsys):
     auto = AutoSelector(n_resamples=0, verdict=False).fit(X)
     assert auto.description_.standardized
     assert meta["describe"]["scaling"] == auto.description_.scaling
+
+
+def test_default_route_reports_what_it_did(tmp_path, capsys):
+    """The sidecar's standardized is the truth, a labelled evaluation clusters the columns
+    the selection was made on, and no line names a method or count the run did not use."""
+    from ufsel import get_selector
+    from ufsel.model_selection import standardized
+
+    X, informative = _wide_units_csv(tmp_path / "planted.csv")
+    labels = tmp_path / "y.txt"
+    _, y, _ = make_planted_clusters(300, 5, 25, 4, random_state=2)
+    labels.write_text("".join(f"{v}\n" for v in y))
+    rc = main(["select", "--data", str(tmp_path / "planted.csv"), "--labels", str(labels),
+               "--stability", "0", "--out", str(tmp_path / "r.csv")])
+    assert rc == 0
+    out = capsys.readouterr().out
+    meta = json.loads((tmp_path / "r.csv.json").read_text())
+    assert meta["standardized"] is True and meta["describe"]["standardized"] is True
+    support = np.zeros(X.shape[1], bool)
+    support[[f["index"] for f in meta["selected_features"]]] = True
+    ev = cli_select._evaluate(standardized(X), y, support, 0)
+    assert meta["evaluation_with_labels"]["selected"] == ev["selected"]
+    assert meta["evaluation_with_labels"]["standardized"] is True
+    assert "on the standardized columns" in out
+    # the recommendation is printed with what was chosen instead, when it differs
+    rec, chosen = meta["recommendation"]["method"], meta["choice"]["method"]
+    assert rec in {c["method"] for c in meta["candidates"]}
+    if rec != chosen:
+        assert f"Chose {get_selector(chosen).__name__} rather than the recommended {rec}" in out
+    # the count's label is what decided it
+    by = meta["count"]["decided_by"]
+    assert f"[auto: {by}]" in out
+    if by == "relevant features":
+        n_rel = meta["describe"]["n_relevant"]
+        assert f"Count: {n_rel} of the {X.shape[1]} features carry structure" in out
+        assert meta["n_features_curve"] is None
+    # the verdict prints the p-value of the test that decided
+    v = meta["verdict_details"]
+    if meta["beats_random"]:
+        assert (f"decided by the {v['decided_by']} test, p = {v['decisive_p_value']:.3g}"
+                in out)
+
+
+def test_count_label_says_when_raised_to_the_smallest_testable(tmp_path, capsys):
+    """On 13 features a single one cannot be tested: the count is raised, and its label
+    says so rather than naming the relevant features or the curve."""
+    import dataclasses
+
+    from ufsel.cli._common import describe_choice
+    from ufsel.model_selection import AutoSelector
+
+    X = make_planted_clusters(80, 2, 11, 3, random_state=0)[0]
+    auto = AutoSelector(n_resamples=0, verdict=False).fit(X)
+    auto.count_ = dataclasses.replace(auto.count_, decided_by="smallest testable count")
+    args = build_parser().parse_args(["select", "--data", "x.csv", "--out", "r.csv"])
+    _, _, notes = describe_choice(auto, args, X.shape[1])
+    assert notes["n_features_to_select"] == "auto: smallest testable count"
