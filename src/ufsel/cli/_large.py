@@ -65,15 +65,8 @@ def select_large_file_command(args):
     Returns the exit status (0) after writing the ranking CSV (the columns of the
     in-memory path) and its JSON sidecar.
     """
-    from ._common import (
-        CommandError,
-        _parse_params,
-        describe_choice,
-        report_lines,
-        run_record,
-        sidecar_fields,
-        write_ranking_csv,
-    )
+    from ._common import CommandError, _parse_params, run_record, write_ranking_csv
+    from ._common import describe_choice, report_lines, sidecar_fields
 
     large_rows = args.large_rows or LARGE_FILE_MIN_ROWS
     n = file_rows(args.data, args.format) if args.data else None

@@ -33,7 +33,15 @@ from ._recommend import (
     read_training_table,
 )
 from ._relevance import FeatureRelevance, RelevanceTest, feature_relevance, relevance_test
-from ._route import CountRule, DataDescription, Evidence
+from ._route import (
+    CandidateSpec,
+    CountDecision,
+    CountRule,
+    DataDescription,
+    Evidence,
+    HandRule,
+    ScoredChoice,
+)
 from ._stability import Stability, selection_stability, stability_from_selections
 from ._verdict import Verdict, VerdictGate, assess_selection
 
@@ -52,6 +60,10 @@ __all__ = [
     "Verdict",
     "VerdictGate",
     "CountRule",
+    "CountDecision",
+    "CandidateSpec",
+    "HandRule",
+    "ScoredChoice",
     "DataDescription",
     "Evidence",
     "FeatureRelevance",

@@ -248,9 +248,22 @@ class CandidateSpec:
         return set(self.methods or ())
 
     def configurations(self, names, scales):
-        """(name, class, params) of each configuration: each name at its defaults and
-        the user's parameters, at every scale of ``scales`` where its scores depend on K
-        and the user did not fix it."""
+        """The configurations of ``names``, each at every scale where its scores depend on K.
+
+        Parameters
+        ----------
+        names : list of str
+            Registry names.
+        scales : tuple of int or None
+            The values of K; a method whose scores do not depend on K, or whose K
+            the user fixed, gets the first.
+
+        Returns
+        -------
+        list of (str, type, dict)
+            (name, class, parameters): the method's defaults, its K and seed, then
+            the user's parameters.
+        """
         out = []
         for name in names:
             cls = get_selector(name)
@@ -296,7 +309,13 @@ class ScoredChoice:
     basis: dict | None = None
 
     def to_dict(self):
-        """The record of the choice."""
+        """The record of the choice.
+
+        Returns
+        -------
+        dict
+            The chosen label and method, the scores, the probability and the basis.
+        """
         return {"chosen": self.chosen.label, "method": self.chosen.method,
                 "scores": dict(self.scores), "probability": self.probability,
                 "basis": None if self.basis is None else dict(self.basis)}
@@ -358,7 +377,13 @@ class HandRule:
                             basis={"rule": "hand rule", "decided_by": decided})
 
     def to_dict(self):
-        """The scorer as plain values."""
+        """The scorer as plain values.
+
+        Returns
+        -------
+        dict
+            Its name and its order of keys.
+        """
         return {"scorer": "hand rule", "order": ["relevant features among the top (where "
                                                  "few are relevant)", "predicted gain",
                                                  "z-score"]}
@@ -567,7 +592,13 @@ class CountDecision:
                              f"are {COUNT_DECIDERS}.")
 
     def to_dict(self):
-        """The decision as plain values."""
+        """The decision as plain values.
+
+        Returns
+        -------
+        dict
+            ``k``, ``decided_by`` and ``note``.
+        """
         return {"k": int(self.k), "decided_by": self.decided_by, "note": self.note}
 
 
