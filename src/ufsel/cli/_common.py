@@ -169,6 +169,21 @@ def describe_choice(auto, args, n_features):
     return get_selector(auto.method_).__name__, used, notes
 
 
+def _why_not_recommended(auto, recommended):
+    """Why the route's choice is not the recommended method, from the candidates' evidence."""
+    chosen = auto.choice_.chosen
+    rec = [e for e in auto.evidence_ if e.method == recommended]
+    R = auto.description_.n_relevant
+    if rec and not any(e.usable for e in rec):
+        return f"its fit could not be used ({rec[0].degenerate})"
+    if rec and auto.description_.few_relevant and chosen.relevant_hits is not None:
+        best = max(e.relevant_hits or 0 for e in rec)
+        if chosen.relevant_hits > best:
+            return (f"its top {R} features hold {chosen.relevant_hits} of the {R} relevant "
+                    f"features, the recommended method's {best}")
+    return f"the scorer's choice ({auto._scorer().to_dict().get('scorer', 'scorer')})"
+
+
 def report_lines(auto, args, name, used, notes):
     """The lines ``ufsel select`` prints about the choice: the method, the scaling, the
     recommendation, the count (the verdict is printed by the caller)."""
@@ -192,9 +207,8 @@ def report_lines(auto, args, name, used, notes):
     if rec is not None:
         lines.append(rec.summary())
         if auto.method_ != rec.method:
-            by = (auto.choice_.basis or {}).get("decided_by")
-            lines.append(f"Chose {name} rather than the recommended {rec.method}"
-                         + (f" (decided by the {by})." if by else "."))
+            lines.append(f"Chose {name} rather than the recommended {rec.method}: "
+                         f"{_why_not_recommended(auto, rec.method)}.")
     if auto.count_note_:
         lines.append(f"Count: {auto.count_note_}.")
     return lines

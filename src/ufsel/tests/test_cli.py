@@ -602,7 +602,8 @@ def test_default_route_reports_what_it_did(tmp_path, capsys):
     rec, chosen = meta["recommendation"]["method"], meta["choice"]["method"]
     assert rec in {c["method"] for c in meta["candidates"]}
     if rec != chosen:
-        assert f"Chose {get_selector(chosen).__name__} rather than the recommended {rec}" in out
+        line = f"Chose {get_selector(chosen).__name__} rather than the recommended {rec}: "
+        assert line in out
     # the count's label is what decided it
     by = meta["count"]["decided_by"]
     assert f"[auto: {by}]" in out
