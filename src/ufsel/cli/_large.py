@@ -65,25 +65,33 @@ def select_large_file_command(args):
     Returns the exit status (0) after writing the ranking CSV (the columns of the
     in-memory path) and its JSON sidecar.
     """
-    from . import _common as common
+    from ._common import (
+        CommandError,
+        _parse_params,
+        describe_choice,
+        report_lines,
+        run_record,
+        sidecar_fields,
+        write_ranking_csv,
+    )
 
     large_rows = args.large_rows or LARGE_FILE_MIN_ROWS
     n = file_rows(args.data, args.format) if args.data else None
     if n is None or n < large_rows:
         if args.dask:
-            raise common.CommandError(f"--dask applies to large .npy or Parquet files (from "
+            raise CommandError(f"--dask applies to large .npy or Parquet files (from "
                                f"--large-rows {large_rows:,} rows).")
         return None
     for attr, flag in _UNSUPPORTED:
         if getattr(args, attr, None) and getattr(args, attr) != "none":
-            raise common.CommandError(f"{flag} is not available for a large file ({n:,} rows, from "
+            raise CommandError(f"{flag} is not available for a large file ({n:,} rows, from "
                                f"--large-rows {large_rows:,}); raise --large-rows to read it "
                                "whole.")
     params = {}
     if args.method != "auto":
         from .._registry import get_selector
 
-        params = common._parse_params(args.param, get_selector(args.method))
+        params = _parse_params(args.param, get_selector(args.method))
     drop = [c.strip() for c in args.drop_columns.split(",")] if args.drop_columns else ()
     res = select_large_file(args.data, method=args.method, n_features=args.n_features,
                             n_clusters=args.n_clusters, params=params,
@@ -97,11 +105,11 @@ def select_large_file_command(args):
     print(f"Read {args.data}: {res.n_samples:,} samples x {res.n_features} features "
           f"({res.format}, large file: choices on a sample of {res.sample_rows:,} rows, "
           f"fit on every row{where}).")
-    name, used, notes = common.describe_choice(auto, args, res.n_features)
-    for line in common.report_lines(auto, args, name, used, notes):
+    name, used, notes = describe_choice(auto, args, res.n_features)
+    for line in report_lines(auto, args, name, used, notes):
         print(line)
     names, ranking, support = res.feature_names, res.ranking, res.support
-    order = common.write_ranking_csv(args.out, names, ranking, res.scores, support, res.constant)
+    order = write_ranking_csv(args.out, names, ranking, res.scores, support, res.constant)
     print(f"{int(support.sum())} of {res.n_features} features selected; ranking written to "
           f"{args.out}")
     if res.verdict is not None:
@@ -109,7 +117,7 @@ def select_large_file_command(args):
     from ..benchmark._cache import to_jsonable
     from ..utils import atomic_write_text
 
-    meta = common.run_record(args, **common.sidecar_fields(
+    meta = run_record(args, **sidecar_fields(
         args, auto, name=name, used=used, notes=notes, names=names, ranking=ranking,
         support=support, constant=res.constant, order=order, timings=res.timing_s,
         input={"path": str(args.data), "format": res.format, "n_samples": res.n_samples,
