@@ -91,10 +91,9 @@ def build_parser():
                      help="selector parameter, repeatable (e.g. --param n_neighbors=5)")
     sel.add_argument("--standardize", action="store_true",
                      help="scale every feature to unit variance before anything else (for "
-                          "features in different units); without it, the automatic route "
-                          "(no --method) standardises by itself when the features' ranges "
-                          "differ more than 30-fold, and a named method sees the features "
-                          "as given")
+                          "features in different units); without it, the route (a named "
+                          "--method too) standardises by itself when the features' ranges "
+                          "differ more than 30-fold, and says so")
     sel.add_argument("--counts", choices=("none", "log1p", "pearson"), default="none",
                      help="the data are counts (single-cell UMI counts): select on log1p of "
                           "library-size-normalised counts (sparse kept), or on their analytic "

@@ -129,3 +129,110 @@ def run_record(args, **fields):
                         "platform": platform.platform()},
     }
 
+
+# ------------------------------------------------------------ what select reports
+#: ``--counts`` choice -> what the selector sees, for the summary line.
+_COUNTS = {"log1p": "log1p of library-size-normalised counts",
+           "pearson": "the counts' analytic Pearson residuals"}
+
+
+def _format_params(cls_name, params, notes):
+    parts = [f"{k}={params[k]!r}" + (f" [{notes[k]}]" if k in notes else "")
+             for k in sorted(params)]
+    return f"{cls_name}({', '.join(parts)})"
+
+
+#: ``CountDecision.decided_by`` -> the label of an automatic count.
+_COUNT_LABELS = {"relevant features": "auto: relevant features",
+                 "feature-count curve": "auto: feature-count curve",
+                 "smallest testable count": "auto: smallest testable count"}
+
+
+def describe_choice(auto, args, n_features):
+    """What the fitted route chose, as ``ufsel select`` reports it.
+
+    Returns (class name, parameters used, notes on the automatic values).
+    """
+    from .._registry import get_selector
+
+    used = {**auto.selector_.get_params(deep=False),
+            "n_features_to_select": int(auto.n_features_to_select_)}
+    given = {} if args.method == "auto" else dict(auto.method_params or {})
+    notes = {}
+    if "n_clusters" in used and args.n_clusters in (None, "auto") and "n_clusters" not in given:
+        notes["n_clusters"] = "auto: eigengap"
+    decided = auto.count_.decided_by
+    if decided in _COUNT_LABELS:
+        notes["n_features_to_select"] = _COUNT_LABELS[decided]
+    elif isinstance(args.n_features, float):
+        notes["n_features_to_select"] = f"fraction {args.n_features} of {n_features}"
+    return get_selector(auto.method_).__name__, used, notes
+
+
+def _why_not_recommended(auto, recommended):
+    """Why the route's choice is not the recommended method, from the candidates' evidence."""
+    chosen = auto.choice_.chosen
+    rec = [e for e in auto.evidence_ if e.method == recommended]
+    R = auto.description_.n_relevant
+    if rec and not any(e.usable for e in rec):
+        return f"its fit could not be used ({rec[0].degenerate})"
+    if rec and auto.description_.few_relevant and chosen.relevant_hits is not None:
+        best = max(e.relevant_hits or 0 for e in rec)
+        if chosen.relevant_hits > best:
+            return (f"its top {R} features hold {chosen.relevant_hits} of the {R} relevant "
+                    f"features, the recommended method's {best}")
+    return f"the scorer's choice ({auto._scorer().to_dict().get('scorer', 'scorer')})"
+
+
+def report_lines(auto, args, name, used, notes):
+    """The lines ``ufsel select`` prints about the choice: the method, the scaling, the
+    recommendation, the count (the verdict is printed by the caller)."""
+    if args.method != "auto":
+        lead = ""
+    elif auto.verdict_ is not None and auto.verdict_.outcome == "no better":
+        lead = "The chosen method does not beat random subsets here (see the verdict): "
+    else:
+        lead = "AutoSelector chose "
+    line = lead + _format_params(name, used, notes)
+    if args.counts != "none":
+        line += f" on {_COUNTS[args.counts]}"
+    if auto.description_.standardized:
+        line += " on standardized features"
+    if auto.n_clusters_ is not None and "n_clusters" not in used:
+        line += (f"; K={auto.n_clusters_} clusters"
+                 f"{' [auto: eigengap]' if args.n_clusters in (None, 'auto') else ''} for the "
+                 "label-free criterion")
+    lines = [line, f"Scaling: features {auto.description_.scaling}."]
+    rec = auto.recommendation_
+    if rec is not None:
+        lines.append(rec.summary())
+        if auto.method_ != rec.method:
+            lines.append(f"Chose {name} rather than the recommended {rec.method}: "
+                         f"{_why_not_recommended(auto, rec.method)}.")
+    if auto.count_note_:
+        lines.append(f"Count: {auto.count_note_}.")
+    return lines
+
+
+def sidecar_fields(args, auto, *, name, used, notes, names, ranking, support, constant, order,
+                   timings, input, outputs, **extra):
+    """The sidecar's fields of one run, in memory or on a large file: what was read, what
+    was selected, ``AutoSelector.record()`` (the steps, the standardisation, the verdict),
+    then ``extra`` (what only a large file has)."""
+    return {
+        "input": input,
+        "constant_features": [names[j] for j in np.flatnonzero(constant)],
+        "method": name,
+        "method_requested": args.method,
+        "parameters": used,
+        "counts": args.counts,
+        "auto": notes,
+        "n_features_selected": int(np.count_nonzero(support)),
+        "selected_features": [{"index": int(j), "name": names[j], "rank": int(ranking[j])}
+                              for j in order if support[j]],
+        "outputs": outputs,
+        "timing_s": timings,
+        "verdict": None,  # replaced by the record unless --no-verdict
+        **auto.record(),
+        **extra,
+    }

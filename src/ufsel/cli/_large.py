@@ -11,8 +11,6 @@ import json
 import os
 from pathlib import Path
 
-import numpy as np
-
 from ..model_selection._large_data import (
     DASK_SCHEDULER_ENV,
     LARGE_FILE_MIN_ROWS,
@@ -43,7 +41,7 @@ def add_large_file_arguments(parser):
         f"From --large-rows rows (default {LARGE_FILE_MIN_ROWS:,}) the choices are made on a "
         "row sample and the chosen method is fitted on every row, the file read block by "
         "block (.npy by memory map, Parquet by row group).")
-    g.add_argument("--large-rows", type=_positive_int, default=LARGE_FILE_MIN_ROWS, metavar="N",
+    g.add_argument("--large-rows", type=_positive_int, default=None, metavar="N",
                    help="row count from which a .npy or Parquet file takes the large-file path")
     g.add_argument("--sample-rows", type=_positive_int, default=SAMPLE_ROWS, metavar="N",
                    help=f"rows of the sample the choices are made on (default {SAMPLE_ROWS:,})")
@@ -58,8 +56,7 @@ def add_large_file_arguments(parser):
 #: Options of ``ufsel select`` that the large-file path does not take.
 _UNSUPPORTED = (("transform_out", "--transform-out"), ("labels", "--labels"),
                 ("label_column", "--label-column"), ("evaluate", "--evaluate"),
-                ("id_column", "--id-column"), ("stability", "--stability"),
-                ("counts", "--counts"))
+                ("id_column", "--id-column"), ("counts", "--counts"))
 
 
 def select_large_file_command(args):
@@ -68,18 +65,27 @@ def select_large_file_command(args):
     Returns the exit status (0) after writing the ranking CSV (the columns of the
     in-memory path) and its JSON sidecar.
     """
-    from ._common import CommandError, _parse_params, run_record, write_ranking_csv
+    from ._common import (
+        CommandError,
+        _parse_params,
+        describe_choice,
+        report_lines,
+        run_record,
+        sidecar_fields,
+        write_ranking_csv,
+    )
 
+    large_rows = args.large_rows or LARGE_FILE_MIN_ROWS
     n = file_rows(args.data, args.format) if args.data else None
-    if n is None or n < args.large_rows:
+    if n is None or n < large_rows:
         if args.dask:
             raise CommandError(f"--dask applies to large .npy or Parquet files (from "
-                               f"--large-rows {args.large_rows:,} rows).")
+                               f"--large-rows {large_rows:,} rows).")
         return None
     for attr, flag in _UNSUPPORTED:
         if getattr(args, attr, None) and getattr(args, attr) != "none":
             raise CommandError(f"{flag} is not available for a large file ({n:,} rows, from "
-                               f"--large-rows {args.large_rows:,}); raise --large-rows to read it "
+                               f"--large-rows {large_rows:,}); raise --large-rows to read it "
                                "whole.")
     params = {}
     if args.method != "auto":
@@ -89,44 +95,43 @@ def select_large_file_command(args):
     drop = [c.strip() for c in args.drop_columns.split(",")] if args.drop_columns else ()
     res = select_large_file(args.data, method=args.method, n_features=args.n_features,
                             n_clusters=args.n_clusters, params=params,
-                            standardize=args.standardize, format=args.format,
-                            drop_columns=drop, sample_rows=args.sample_rows,
-                            dask_scheduler=args.dask, random_state=args.random_state,
-                            progress=not args.no_progress,
-                            verdict_on_sample=not args.no_verdict)
+                            standardize=True if args.standardize else "auto",
+                            format=args.format, drop_columns=drop,
+                            sample_rows=args.sample_rows, dask_scheduler=args.dask,
+                            random_state=args.random_state, progress=not args.no_progress,
+                            n_resamples=args.stability, verdict_on_sample=not args.no_verdict)
+    auto = res.auto
     where = f" on the Dask cluster at {res.dask_scheduler}" if res.dask_scheduler else ""
     print(f"Read {args.data}: {res.n_samples:,} samples x {res.n_features} features "
           f"({res.format}, large file: choices on a sample of {res.sample_rows:,} rows, "
           f"fit on every row{where}).")
-    print(f"{res.method} with {res.n_features_to_select} features"
-          + ("".join(f"; {k}: {v}" for k, v in res.decisions.items())) + ".")
+    name, used, notes = describe_choice(auto, args, res.n_features)
+    for line in report_lines(auto, args, name, used, notes):
+        print(line)
     names, ranking, support = res.feature_names, res.ranking, res.support
     order = write_ranking_csv(args.out, names, ranking, res.scores, support, res.constant)
     print(f"{int(support.sum())} of {res.n_features} features selected; ranking written to "
           f"{args.out}")
-    verdict = None if args.no_verdict else res.verdict
-    if verdict is not None:
-        print(f"Judged on the {res.sample_rows:,}-row sample: {verdict.summary()}")
+    if res.verdict is not None:
+        print(f"Judged on the {res.sample_rows:,}-row sample: {res.verdict.summary()}")
+    if getattr(args, "report", None) is not None:  # the decisions, made on the sample
+        from ._report import write_report
+
+        write_report(args.report, auto, names, args.data)
     from ..benchmark._cache import to_jsonable
     from ..utils import atomic_write_text
 
-    meta = run_record(
-        args,
+    meta = run_record(args, **sidecar_fields(
+        args, auto, name=name, used=used, notes=notes, names=names, ranking=ranking,
+        support=support, constant=res.constant, order=order, timings=res.timing_s,
         input={"path": str(args.data), "format": res.format, "n_samples": res.n_samples,
                "n_features": res.n_features, "large_file": True,
                "sample_rows": res.sample_rows},
-        method=res.method, method_requested=args.method, parameters=res.params,
-        standardized=res.standardized, auto=res.decisions,
-        dask_scheduler=res.dask_scheduler,
-        n_features_selected=int(support.sum()),
-        selected_features=[{"index": int(j), "name": names[j], "rank": int(ranking[j])}
-                           for j in order if support[j]],
-        constant_features=[names[j] for j in np.flatnonzero(res.constant)],
-        outputs={"ranking": str(args.out)},
-        timing_s=res.timing_s,
-        **({"verdict": None} if verdict is None else
-           {**verdict.to_dict(), "verdict_judged_on": f"a sample of {res.sample_rows} rows"}),
-    )
+        outputs={"ranking": str(args.out),
+                 **({} if getattr(args, "report", None) is None
+                    else {"report": str(args.report)})}, dask_scheduler=res.dask_scheduler,
+        **({} if res.verdict is None else
+           {"verdict_judged_on": f"a sample of {res.sample_rows} rows"})))
     sidecar = Path(f"{args.out}.json")
     atomic_write_text(sidecar, json.dumps(to_jsonable(meta), indent=2) + "\n")
     print(f"run details written to {sidecar}")

@@ -16,7 +16,10 @@ from ._common import (
     CommandError,
     _check_output,
     _parse_params,
+    describe_choice,
+    report_lines,
     run_record,
+    sidecar_fields,
     write_ranking_csv,
 )
 
@@ -60,21 +63,15 @@ def _load(args):
     return bunch, labels, labels_from
 
 
-#: ``--counts`` choice -> what the selector sees, for the summary line.
-_COUNTS = {"log1p": "log1p of library-size-normalised counts",
-           "pearson": "the counts' analytic Pearson residuals"}
-
-
 def _prepare(X, args):
-    """X as the selector sees it: ``--counts`` transform, then ``--standardize``."""
-    from ..model_selection import standardized
+    """X as the route receives it: the ``--counts`` transform (the route standardises)."""
     from ..preprocessing import normalize_log1p, pearson_residuals
 
     if args.counts == "log1p":
         X = normalize_log1p(X)
     elif args.counts == "pearson":
         X = pearson_residuals(X)
-    return standardized(X) if args.standardize else X
+    return X
 
 
 def _column_list(text):
@@ -111,12 +108,6 @@ def _warn_constant(mask, names):
                       stacklevel=2)
 
 
-def _format_params(cls_name, params, notes):
-    parts = [f"{k}={params[k]!r}" + (f" [{notes[k]}]" if k in notes else "")
-             for k in sorted(params)]
-    return f"{cls_name}({', '.join(parts)})"
-
-
 def _check_method(args):
     """The selector class and its ``--param`` values, checked before any data is read."""
     from .._registry import get_selector
@@ -135,55 +126,34 @@ def _check_method(args):
     return cls, params
 
 
+def route_for(args, params, *, verdict=True):
+    """The :class:`AutoSelector` of this command: the default route or the named method,
+    with the same description, count rule and verdict (:func:`route_selector`)."""
+    from ..model_selection._auto import route_selector
+
+    return route_selector(args.method, n_features_to_select=args.n_features,
+                          n_clusters=args.n_clusters, method_params=params,
+                          standardize=True if args.standardize else "auto",
+                          n_resamples=args.stability, verdict=verdict,
+                          random_state=args.random_state)
+
+
 def _select(args, X, cls, params):
     """Fit the automatic route, or the named method through it (``AutoSelector``).
 
     Returns (class name, fitted AutoSelector, support, parameters used, notes on
-    the auto values, extras for the sidecar).
+    the auto values).
     """
-    from .._registry import get_selector
-    from ..model_selection import AutoSelector
     from ..utils import ProgressLine
 
-    options = {"n_features_to_select": args.n_features, "random_state": args.random_state,
-               "n_clusters": "auto" if args.n_clusters is None else args.n_clusters}
-    if cls is None:  # --standardize: X arrives standardised; else the route decides
-        options.update(standardize=False if args.standardize else "auto",
-                       **({} if args.stability is None else {"n_resamples": args.stability}))
-    else:
-        if "random_state" in cls().get_params():
-            params = {"random_state": args.random_state, **params}
-        options.update(methods=[args.method.lower()], choice="criterion",
-                       candidate_n_clusters="estimate", method_params=params,
-                       standardize=False, n_resamples=args.stability or 0,
-                       verdict=not args.no_verdict)
-    auto = AutoSelector(**options)
+    auto = route_for(args, params, verdict=not args.no_verdict)
     auto._progress = progress = ProgressLine()
     try:
         auto.fit(X)
     finally:
         progress.close()
-    used = {**auto.selector_.get_params(deep=False),
-            "n_features_to_select": int(auto.n_features_to_select_)}
-    notes = {}
-    if "n_clusters" in used and args.n_clusters in (None, "auto") and "n_clusters" not in params:
-        notes["n_clusters"] = "auto: eigengap"
-    if args.n_features == "auto":
-        notes["n_features_to_select"] = ("auto: relevant features" if auto.description_.few_relevant
-                                         else "auto: feature-count curve")
-    elif isinstance(args.n_features, float):
-        notes["n_features_to_select"] = f"fraction {args.n_features} of {X.shape[1]}"
-    extras = auto.record()
-    if cls is not None:
-        for key in ("candidates", "standardized_by_route", "scale_spread", "recommendation"):
-            extras.pop(key, None)
-    else:
-        extras["standardized_by_route"] = bool(auto.params_["standardize"])
-    if "n_clusters" in used:
-        extras.pop("criterion_n_clusters", None)
-    name = get_selector(auto.method_).__name__
-    return name, auto, np.asarray(auto.get_support()), used, notes, extras
-
+    name, used, notes = describe_choice(auto, args, X.shape[1])
+    return name, auto, np.asarray(auto.get_support()), used, notes
 
 
 def _evaluate(X, labels, support, random_state):
@@ -264,36 +234,14 @@ def _cmd_select(args):
 
     constant = np.asarray(constant_features(Xfit), dtype=bool)
     _warn_constant(constant, names)
-    name, auto, support, used, notes, extras = _select(args, Xfit, cls, params)
+    name, auto, support, used, notes = _select(args, Xfit, cls, params)
     ranking, est = np.asarray(auto.ranking_), auto.selector_
     timings["select_s"] = time.perf_counter() - t0
     k = int(support.sum())
-    standardized = bool(args.standardize)
-    if args.method != "auto":
-        lead = ""
-    elif auto.verdict_ is not None and auto.verdict_.outcome == "no better":
-        lead = "The chosen method does not beat random subsets here (see the verdict): "
-    else:
-        lead = "AutoSelector chose "
-    line = lead + _format_params(name, used, notes)
-    if args.counts != "none":
-        line += f" on {_COUNTS[args.counts]}"
-    if standardized:
-        line += " on standardized features"
-    elif extras.get("standardized_by_route"):
-        line += (f" on standardized features (their ranges differ "
-                 f"{extras['scale_spread']:.3g}-fold, so their units do)")
-    if "criterion_n_clusters" in extras and "n_clusters" not in used:
-        line += (f"; K={extras['criterion_n_clusters']} clusters"
-                 f"{' [auto: eigengap]' if args.n_clusters in (None, 'auto') else ''} for the "
-                 "label-free criterion")
-    print(line)
-    if auto.recommendation_ is not None:
-        print(auto.recommendation_.summary())
-    if extras.get("count_note"):
-        print(f"Count: {extras['count_note']}.")
-    if extras.get("verdict"):
-        print(extras["verdict"].strip())
+    for line in report_lines(auto, args, name, used, notes):
+        print(line)
+    if auto.verdict_ is not None:
+        print(auto.verdict_.summary())
     constant = _constant_mask(est, constant)
 
     order = write_ranking_csv(args.out, names, ranking, est.scores_, support, constant)
@@ -314,9 +262,9 @@ def _cmd_select(args):
     evaluation = None
     if labels is not None:
         t0 = time.perf_counter()
-        # cluster the selected columns as the selector saw them
-        evaluation = _evaluate(Xfit, labels, support, args.random_state)
-        evaluation["standardized"] = standardized
+        # cluster the selected columns as the selection saw them (standardised when it was)
+        evaluation = _evaluate(auto.description_.Xw, labels, support, args.random_state)
+        evaluation["standardized"] = bool(auto.description_.standardized)
         timings["evaluation_s"] = time.perf_counter() - t0
         _print_evaluation(evaluation, k, labels_from)
     if args.report is not None:  # one HTML page of the run (ufsel.model_selection._report)
@@ -324,26 +272,15 @@ def _cmd_select(args):
         write_report(args.report, auto, names, bunch.source)
     timings["total_s"] = time.perf_counter() - t_start
 
-    fields = {
-        "input": {"path": str(bunch.source), "format": bunch.format, "n_samples": n,
-                  "n_features": d, "labels": labels_from, "id_column": args.id_column,
-                  "dropped_columns": _column_list(args.drop_columns)},
-        "constant_features": [names[j] for j in np.flatnonzero(constant)],
-        "method": name,
-        "method_requested": args.method,
-        "parameters": used,
-        "standardized": standardized,
-        "counts": args.counts,
-        "auto": notes,
-        "n_features_selected": k,
-        "selected_features": [{"index": int(j), "name": names[j], "rank": int(ranking[j])}
-                              for j in selected],
-        "outputs": {"ranking": str(args.out), "transform": args.transform_out},
-        "timing_s": timings,
-        "verdict": None,  # replaced by extras unless --no-verdict
-        **extras,  # the verdict, the candidates, the feature-count curve (auto values)
-        "evaluation_with_labels": evaluation,
-    }
+    fields = sidecar_fields(
+        args, auto, name=name, used=used, notes=notes, names=names, ranking=ranking,
+        support=support, constant=constant, order=order, timings=timings,
+        input={"path": str(bunch.source), "format": bunch.format, "n_samples": n,
+               "n_features": d, "labels": labels_from, "id_column": args.id_column,
+               "dropped_columns": _column_list(args.drop_columns)},
+        outputs={"ranking": str(args.out), "transform": args.transform_out,
+                 "report": None if args.report is None else str(args.report)})
+    fields["evaluation_with_labels"] = evaluation
     meta = run_record(args, **fields)
     atomic_write_text(sidecar, json.dumps(to_jsonable(meta), indent=2) + "\n")
     print(f"run details written to {sidecar} ({timings['total_s']:.1f} s)")

@@ -37,7 +37,15 @@ from ._recommend import (
 )
 from ._relevance import FeatureRelevance, RelevanceTest, feature_relevance, relevance_test
 from ._report import selection_report
-from ._route import CountRule, DataDescription, Evidence
+from ._route import (
+    CandidateSpec,
+    CountDecision,
+    CountRule,
+    DataDescription,
+    Evidence,
+    HandRule,
+    ScoredChoice,
+)
 from ._scorer import LearnedScorer
 from ._stability import Stability, selection_stability, stability_from_selections
 from ._verdict import Verdict, VerdictGate, assess_selection
@@ -57,6 +65,10 @@ __all__ = [
     "Verdict",
     "VerdictGate",
     "CountRule",
+    "CountDecision",
+    "CandidateSpec",
+    "HandRule",
+    "ScoredChoice",
     "DataDescription",
     "Evidence",
     "LearnedScorer",

@@ -11,7 +11,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import validate_data
 
 from .._registry import get_selector
@@ -19,9 +19,8 @@ from ..base import RankingSelectorMixin
 from ..datasets._anndata import anndata_matrix, is_anndata
 from ..exceptions import MemoryLimitError
 from ..graph import reuse_neighbor_searches
-from ..linalg import column_mean_var, constant_features
 from ..utils import check_fit_memory, estimate_fit_memory
-from ._criteria import CRITERIA, DEFAULT_CRITERION, _standardize, make_criterion
+from ._criteria import CRITERIA, DEFAULT_CRITERION, make_criterion, standardized
 from ._feature_count import (
     DEFAULT_N_SE,
     DEFAULT_PREFER,
@@ -35,24 +34,24 @@ from ._recommend import MethodRecommender, meta_features
 from ._relevance import feature_relevance
 from ._route import (
     CHEAP_METHODS,
+    DEFAULT_METHODS,
+    PROVISIONAL_METHODS,
+    CandidateSpec,
     CompareAll,
+    CountDecision,
     CountRule,
     DataDescription,
+    HandRule,
     Named,
     Shortlist,
-    _candidate_params,
     gather_evidence,
     scores_depend_on_count,
     uses_n_clusters,
 )
 from ._verdict import VerdictGate, assess_selection
 
-__all__ = ["AutoSelector", "select_features", "DEFAULT_METHODS", "scale_spread",
-           "smallest_testable_count", "standardized"]
-
-#: Candidate methods (registry names) of ``choice="criterion"`` by default: the fast ones,
-#: among them PivotedQR, whose features are the least redundant.
-DEFAULT_METHODS = ("maxvariance", "laplacianscore", "spec", "mcfs", "spcafs", "pivotedqr")
+__all__ = ["AutoSelector", "select_features", "route_selector", "DEFAULT_METHODS",
+           "scale_spread", "smallest_testable_count", "standardized"]
 
 #: Fractions of d at which candidates are compared (their z-scores averaged).
 COMPARISON_RATIOS = (0.02, 0.05, 0.1)
@@ -129,30 +128,6 @@ def smallest_testable_count(n_features, *, n_draws=VERDICT_DRAWS, alpha=0.05):
     return n_features
 
 
-def standardized(X):
-    """X with every non-constant column scaled to unit variance.
-
-    The one standardiser of the route and of ``ufsel select --standardize``.
-
-    Parameters
-    ----------
-    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-        The data.
-
-    Returns
-    -------
-    Xs : ndarray or sparse matrix
-        Dense columns centred and scaled; a sparse matrix only scaled (centring
-        would densify it). Constant columns are set to 0 (dense) or kept (sparse).
-    """
-    const = constant_features(X)
-    if sparse.issparse(X):
-        _, var = column_mean_var(X)
-        scale = np.where(const | (var == 0), 1.0, np.sqrt(var))
-        return sparse.csr_matrix(X @ sparse.diags(1.0 / scale))
-    return _standardize(np.array(X, dtype=np.float64), const)
-
-
 def _comparison_counts(d):
     return np.unique(np.clip(np.ceil(np.asarray(COMPARISON_RATIOS) * d).astype(int), 1,
                              max(d - 1, 1)))
@@ -198,6 +173,19 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
         The recommender; None builds one from the table shipped with ufsel
         (``benchmarks/label_free/train_recommender.py`` writes a new one,
         :func:`read_training_table` reads it).
+    count_rule : CountRule or None, default=None
+        The rule of the count when ``n_features_to_select="auto"``; None is
+        ``CountRule()``.
+    verdict_gate : VerdictGate or None, default=None
+        The rule that turns the verdict's tests into its outcome; None is
+        ``VerdictGate(alpha=alpha)``.
+    scorer : object or None, default=None
+        Chooses among the candidates: ``scorer.choose(evidence, description,
+        recommendation)`` returns a :class:`ScoredChoice` (whose probability
+        the verdict records) and ``scorer.to_dict()`` describes it; None is
+        :class:`HandRule` (relevant features where they are few, then the
+        recommender's predicted gain, then the z-score). It sees every
+        candidate, a single one too (a named method's, without z-score).
     candidate_n_clusters : {"scales", "estimate"}, default="scales"
         With ``choice="criterion"``, the ``n_clusters`` of a candidate whose
         scores depend on it (MCFS): each scale of the criterion (K, 2K, 4K,
@@ -230,7 +218,10 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
         Seeds every step, each from its own stream
         (``numpy.random.SeedSequence(random_state).spawn``), so that changing
         one option leaves the other steps' draws alone; the same seed gives the
-        same result whatever the thread count. :func:`select_features` and
+        same result whatever the thread count. The candidates that take a
+        seed get an integer ``random_state`` itself (so that the chosen
+        method's ranking is the one ``Method(random_state=random_state)``
+        gives), else one drawn from their own stream. :func:`select_features` and
         ``ufsel select`` use 0 too.
     verbose : int, default=0
         1 prints one line per decision, 2 also one per step and candidate, 3 also one
@@ -257,8 +248,15 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
         K, the estimated (or given) number of clusters of the criterion.
     n_features_to_select_ : int
         The number of selected features.
+    count_ : CountDecision
+        The count and what decided it.
     count_note_ : str or None
-        Why the count differs from the feature-count curve's suggestion, when it does.
+        ``count_.note``: why the count is what it is, when it is not simply the
+        feature-count curve's or the user's.
+    choice_ : ScoredChoice
+        The scorer's choice, its scores and its probability.
+    strategy_ : Shortlist, CompareAll or Named
+        The choice strategy.
     scale_spread_ : float
         :func:`scale_spread` of X.
     ranking_ : ndarray of shape (n_features,)
@@ -268,7 +266,8 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
     candidates_ : list of dict
         ``evidence_`` as plain values.
     curve_ : FeatureCountCurve or None
-        The feature-count curve (when the count was "auto").
+        The feature-count curve (when the count was "auto" and the relevant
+        features did not decide it).
     verdict_ : Verdict or None
         The chosen selection against random subsets, with its stability (None
         with ``verdict=False`` or when every feature is selected).
@@ -299,8 +298,12 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
        against ``n_draws`` random subsets at 2, 5 and 10 % of d) and the
        relevant features among its top ``n_relevant`` counted. A fit whose
        scores are all tied, that failed or did not converge is never chosen.
-    3. **Choice**: the strategy's (:class:`Shortlist` by default).
-    4. **Count**: :class:`CountRule`.
+    3. **Choice**: the strategy's (:class:`Shortlist` by default: built after
+       the meta-features), through the scorer (:class:`HandRule` by default),
+       recorded as a :class:`ScoredChoice`.
+    4. **Count**: :class:`CountRule` (the feature-count curve only when the
+       relevant features do not decide it); the chosen configuration is
+       refitted at the count where its scores depend on it.
     5. **Verdict**: the chosen configuration refitted on a random half of
        the rows, its top k features tested on the other half by the
        agreement test and the relevance test, decided by
@@ -331,6 +334,9 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
         "method_params": [dict, None],
         "choice": [StrOptions({"recommend", "criterion"})],
         "recommender": [MethodRecommender, None],
+        "count_rule": [CountRule, None],
+        "verdict_gate": [VerdictGate, None],
+        "scorer": [HasMethods(["choose", "to_dict"]), None],
         "candidate_n_clusters": [StrOptions({"scales", "estimate"})],
         "standardize": [StrOptions({"auto"}), "boolean"],
         "criterion": [StrOptions(set(CRITERIA))],
@@ -343,15 +349,18 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
     }
 
     def __init__(self, n_features_to_select="auto", *, n_clusters="auto", methods=None,
-                 choice="recommend", recommender=None, candidate_n_clusters="scales",
-                 standardize="auto", method_params=None, criterion=DEFAULT_CRITERION,
-                 n_draws=20, n_resamples=10, alpha=0.05, verdict=True, random_state=0,
-                 verbose=0):
+                 choice="recommend", recommender=None, count_rule=None, verdict_gate=None,
+                 scorer=None, candidate_n_clusters="scales", standardize="auto",
+                 method_params=None, criterion=DEFAULT_CRITERION, n_draws=20, n_resamples=10,
+                 alpha=0.05, verdict=True, random_state=0, verbose=0):
         self.n_features_to_select = n_features_to_select
         self.n_clusters = n_clusters
         self.methods = methods
         self.choice = choice
         self.recommender = recommender
+        self.count_rule = count_rule
+        self.verdict_gate = verdict_gate
+        self.scorer = scorer
         self.candidate_n_clusters = candidate_n_clusters
         self.method_params = method_params
         self.verdict = verdict
@@ -400,7 +409,10 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
             self.feature_names_in_ = names
         for m in self.methods or ():
             get_selector(m)  # raises with the valid options for an unknown name
-        self._check_memory(X)
+        # before any work, refused when none of the methods a strategy may fit fits at the
+        # smallest K; the candidates that will be fitted are checked again at their K
+        self._check_memory(X, self._candidate_spec(None).configurations(
+            self._certain_methods(), (self._given_n_clusters() or 2,)))
         # the cluster-count estimate and the graph-based candidates search X's neighbours
         # once; a warning repeated inside the route is passed on once
         with warnings.catch_warnings(record=True) as caught:
@@ -415,26 +427,83 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         return self
 
-    def _check_memory(self, X):
-        """Refuse X before any work when no candidate method fits within ``max_fit_bytes``.
+    def _fit(self, X):
+        """The route: one step per line, each recording what it decided."""
+        rng = self._streams()
+        data = self.description_ = self._describe(X, rng)
+        strategy = self.strategy_ = self._strategy(X, data, rng)
+        configs = strategy.configurations(self._candidate_spec(rng), data)
+        self._check_memory(data.Xw, configs)
+        self.evidence_ = self._evidence(configs, data, strategy, rng)
+        self.choice_ = self._choose(strategy, data)
+        self.count_ = self._count(data, rng)
+        self.selector_ = self._refit(data)
+        self.verdict_ = self._judge(data, rng)
+        return self
+
+    # ------------------------------------------------------------------ the policies
+    def _count_rule(self):
+        return CountRule() if self.count_rule is None else self.count_rule
+
+    def _verdict_gate(self):
+        return VerdictGate(alpha=self.alpha) if self.verdict_gate is None else self.verdict_gate
+
+    def _scorer(self):
+        return HandRule() if self.scorer is None else self.scorer
+
+    def _given_n_clusters(self):
+        """K given by the user (``n_clusters`` or ``method_params["n_clusters"]``), or None."""
+        if self.n_clusters != "auto":
+            return int(self.n_clusters)
+        given = (self.method_params or {}).get("n_clusters")
+        return None if given is None else int(given)
+
+    def _named_method(self):
+        """The method of the :class:`Named` strategy (one method, its K fixed), or None."""
+        methods = [m.lower() for m in (self.methods or ())]
+        if self.choice != "criterion" or len(methods) != 1:
+            return None
+        if ((self.method_params or {}).get("n_clusters") is not None
+                or self.candidate_n_clusters == "estimate"
+                or not uses_n_clusters(get_selector(methods[0])())):
+            return methods[0]
+        return None
+
+    def _certain_methods(self):
+        """Every method a strategy may fit here: the named ones, else the default pools."""
+        if self.methods:
+            return [m.lower() for m in self.methods]
+        return list(dict.fromkeys(CHEAP_METHODS + DEFAULT_METHODS))
+
+    def _candidate_spec(self, rng):
+        rs = self.random_state
+        if isinstance(rs, Integral) or rng is None:
+            seed = int(rs) if isinstance(rs, Integral) else 0
+        else:
+            seed = int(rng["candidates"].randint(2**31 - 1))
+        return CandidateSpec(
+            methods=tuple(m.lower() for m in self.methods) if self.methods else None,
+            k_scales=self.candidate_n_clusters, params=dict(self.method_params or {}),
+            random_state=seed)
+
+    def _check_memory(self, X, configs):
+        """Refuse X when none of ``configs`` fits within ``max_fit_bytes``.
 
         Each candidate's fit checks its own estimate again (and a candidate that does
         not fit is left out of the comparison); this refuses at once, with the
-        cheapest candidate's one-line :class:`~ufsel.exceptions.MemoryLimitError`,
-        what would otherwise fail only after the cluster-count estimate.
+        cheapest candidate's one-line :class:`~ufsel.exceptions.MemoryLimitError`.
         """
-        K = self.n_clusters if self.n_clusters != "auto" else 5
         refusals = []
-        for name in self.methods or DEFAULT_METHODS:
-            cls = get_selector(name)
-            est = cls(**{**_candidate_params(cls, K), **(self.method_params or {})})
+        for _, cls, params in configs:
+            est = cls(**params)
             try:
                 check_fit_memory(est, X)
             except MemoryLimitError as exc:
                 refusals.append((estimate_fit_memory(est, X).total, exc))
             else:
                 return
-        raise min(refusals, key=lambda r: r[0])[1]
+        if refusals:
+            raise min(refusals, key=lambda r: r[0])[1]
 
     # ------------------------------------------------------------------ the steps
     def _streams(self):
@@ -442,26 +511,29 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
         rs = self.random_state
         entropy = (int(rs) if isinstance(rs, Integral) else
                    int(check_random_state(rs).randint(np.iinfo(np.int32).max)))
-        names = ("describe", "relevance", "meta", "evidence", "count", "verdict")
+        names = ("describe", "relevance", "meta", "evidence", "count", "verdict",
+                 "candidates")
         seqs = np.random.SeedSequence(entropy).spawn(len(names))
         return {n: np.random.RandomState(s.generate_state(1)[0]) for n, s in zip(names, seqs)}
 
-    def _strategy(self):
-        methods = [m.lower() for m in (self.methods or ())]
-        given_K = (self.method_params or {}).get("n_clusters")
-        if self.choice == "criterion":
-            if len(methods) == 1 and (given_K is not None
-                                      or self.candidate_n_clusters == "estimate"
-                                      or not uses_n_clusters(get_selector(methods[0])())):
-                return Named(methods[0])
-            return CompareAll()
-        return None  # Shortlist: built once the recommendation is known
-
-    def _describe(self, X, strategy, rng):
+    def _describe(self, X, rng):
+        """Standardise when the units differ; K; the criterion; the relevant features."""
         n, d = X.shape
         spread = scale_spread(X)
         units_differ = spread > UNITS_SPREAD
         std = self.standardize is True or (self.standardize == "auto" and units_differ)
+        if self.standardize is True:
+            scaling = (f"standardised to unit variance, as asked (the features' ranges "
+                       f"differ {spread:.3g}-fold)")
+        elif self.standardize is False:
+            scaling = (f"used as given, as asked (the features' ranges differ "
+                       f"{spread:.3g}-fold)")
+        elif std:
+            scaling = (f"standardised to unit variance: the features' ranges differ "
+                       f"{spread:.3g}-fold (above {UNITS_SPREAD:g}), so their units do")
+        else:
+            scaling = (f"used as given: the features' ranges differ {spread:.3g}-fold (at "
+                       f"most {UNITS_SPREAD:g}), so they share one unit")
         if units_differ and not std and self.method_params is None:
             warnings.warn(
                 f"The features' ranges differ by a factor of {spread:.3g} (90th over "
@@ -469,23 +541,22 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
                 "columns. Standardise X (standardize=True, or --standardize) unless the "
                 "units are comparable.", UserWarning, stacklevel=4)
         data = DataDescription(Xw=standardized(X) if std else X, standardized=std,
-                               scale_spread=spread)
-        given_K = (self.method_params or {}).get("n_clusters")
+                               scale_spread=spread, scaling=scaling)
+        self._log(1, f"features {scaling}")
         auto_count = self.n_features_to_select == "auto"
-        named = isinstance(strategy, Named)
-        needs_K = (not named or auto_count or self.verdict
-                   or uses_n_clusters(get_selector(strategy.method)()))
-        if self.n_clusters != "auto":
-            data.n_clusters = int(self.n_clusters)
-        elif given_K is not None:
-            data.n_clusters = int(given_K)
-        elif needs_K:
+        named = self._named_method()
+        needs_K = (named is None or auto_count or self.verdict
+                   or uses_n_clusters(get_selector(named)()))
+        data.n_clusters = self._given_n_clusters()
+        if data.n_clusters is None and needs_K:
             self._log(2, "estimating the number of clusters")
             data.n_clusters = int(estimate_n_clusters(data.Xw, random_state=rng["describe"]))
             self._log(1, f"estimated n_clusters = {data.n_clusters} (eigengap)")
         K = None if data.n_clusters is None else min(data.n_clusters, n - 1)
         data.n_clusters = K
-        if not named or auto_count:
+        self.scale_spread_ = spread
+        self.n_clusters_ = K
+        if named is None or auto_count:
             data.criterion = make_criterion(data.Xw, self.criterion, n_clusters=K,
                                             rng=rng["describe"])
             if K is not None and K >= 2:
@@ -495,79 +566,100 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
                 self._log(1, f"{data.n_relevant} of {d} features are relevant")
         return data
 
-    def _fit(self, X):
-        n, d = X.shape
-        rng = self._streams()
-        strategy = self._strategy()
-        data = self.description_ = self._describe(X, strategy, rng)
-        self.scale_spread_ = data.scale_spread
-        self.n_clusters_ = data.n_clusters
-        std = data.standardized
+    def _strategy(self, X, data, rng):
+        """The choice strategy; the shortlist after the meta-features and the recommendation."""
         self.recommendation_ = self.meta_features_ = None
-        if strategy is None:
-            self._log(2, "meta-features and the recommender")
-            self.meta_features_ = data.meta_features = meta_features(
-                X, random_state=int(rng["meta"].randint(2**31 - 1)))
-            rec = self.recommender if self.recommender is not None else MethodRecommender()
-            allowed = [m for m in rec.methods if not (std and m == "maxvariance")
-                       and (self.methods is None or m in {x.lower() for x in self.methods})]
-            self.recommendation_ = rec.recommend(self.meta_features_, allowed)
-            self._log(1, self.recommendation_.summary())
-            strategy = Shortlist(self.recommendation_, rec.similarity(self.meta_features_))
-        self.strategy_ = strategy
-        methods = ([m.lower() for m in self.methods] if self.methods
-                   else list(DEFAULT_METHODS) if isinstance(strategy, CompareAll)
-                   else list(self.recommendation_.predicted_gain) + list(CHEAP_METHODS)
-                   if self.recommendation_ is not None else [])
-        configs = strategy.configurations(self, data, methods)
-        counts = _comparison_counts(d)
+        named = self._named_method()
+        if named is not None:
+            return Named(named)
+        if self.choice == "criterion":
+            return CompareAll()
+        self._log(2, "meta-features and the recommender")
+        self.meta_features_ = data.meta_features = meta_features(
+            X, random_state=int(rng["meta"].randint(2**31 - 1)))
+        rec = self.recommender if self.recommender is not None else MethodRecommender()
+        user = None if self.methods is None else {m.lower() for m in self.methods}
+        # the recommendation is among the methods the shortlist may fit: never MaxVariance
+        # on standardised data, a provisional method only when named
+        allowed = [m for m in rec.methods if not (data.standardized and m == "maxvariance")
+                   and (m not in PROVISIONAL_METHODS or (user is not None and m in user))
+                   and (user is None or m in user)]
+        self.recommendation_ = rec.recommend(self.meta_features_, allowed)
+        self._log(1, self.recommendation_.summary())
+        return Shortlist(self.recommendation_, rec.similarity(self.meta_features_))
+
+    def _evidence(self, configs, data, strategy, rng):
+        """Fit every configuration; score each against random subsets and the relevant
+        features."""
+        d = data.Xw.shape[1]
+        self._comparison_counts = counts = _comparison_counts(d)
         auto_count = self.n_features_to_select == "auto"
-        compare = strategy.compares and len(configs) > 1
-        self.evidence_ = gather_evidence(
-            configs, data, counts, top=int(counts[-1]) if auto_count
-            else self.n_features_to_select, n_draws=self.n_draws, null_rng=rng["evidence"],
-            compare=compare, log=self._log,
-            priors=None if self.recommendation_ is None else self.recommendation_.predicted_gain)
-        chosen = strategy.choose(self.evidence_, data) if compare else self.evidence_[0]
-        est = chosen.estimator
+        rec = self.recommendation_
+        return gather_evidence(
+            configs, data, counts,
+            top=int(counts[-1]) if auto_count else self.n_features_to_select,
+            n_draws=self.n_draws, null_rng=rng["evidence"],
+            compare=strategy.compares and len(configs) > 1, log=self._log,
+            priors=None if rec is None else rec.predicted_gain)
+
+    def _choose(self, strategy, data):
+        """The scorer's choice among the usable candidates (a :class:`ScoredChoice`)."""
+        choice = strategy.choose(self.evidence_, data, self._scorer())
+        chosen = choice.chosen
+        std = data.standardized
         self.candidates_ = [{**e.to_dict(), "standardize": std} for e in self.evidence_]
         self.method_ = chosen.method
         self.params_ = {**chosen.params, "standardize": std}
         self._log(1, f"chose {chosen.method} with {self.params_}")
-        ranking = chosen.rankings[int(counts[-1])]
-        self.count_note_ = None
+        return choice
+
+    def _count(self, data, rng):
+        """How many features to keep (a :class:`CountDecision`)."""
+        d = data.Xw.shape[1]
         self.curve_ = None
-        if auto_count:
-            self._log(2, "the feature-count curve")
-            self.curve_ = feature_count_curve(
-                data.criterion, ranking, default_counts(d), criterion=self.criterion,
-                tolerance=DEFAULT_TOLERANCE, n_se=DEFAULT_N_SE, prefer=DEFAULT_PREFER,
-                n_draws=self.n_draws, rng=rng["count"])
-            self.count_rule_ = CountRule()
-            k, self.count_note_ = self.count_rule_.choose(
-                self.curve_.n_features, data.n_relevant, d,
-                smallest_testable_count(d, alpha=self.alpha), few_relevant=data.few_relevant)
-            self.n_features_to_select_ = k
+        if self.n_features_to_select != "auto":
+            k = self._resolve_n_features(d)
+            note = (None if isinstance(self.n_features_to_select, Integral)
+                    else f"the fraction {self.n_features_to_select:g} of the {d} features")
+            decision = CountDecision(k=k, decided_by="user", note=note)
         else:
-            self.n_features_to_select_ = self._resolve_n_features(d)
+            rule = self.count_rule_ = self._count_rule()
+            curve_count = None
+            if rule.needs_curve(data.n_relevant, d, few_relevant=data.few_relevant):
+                self._log(2, "the feature-count curve")
+                ranking = self.choice_.chosen.rankings[int(self._comparison_counts[-1])]
+                self.curve_ = feature_count_curve(
+                    data.criterion, ranking, default_counts(d), criterion=self.criterion,
+                    tolerance=DEFAULT_TOLERANCE, n_se=DEFAULT_N_SE, prefer=DEFAULT_PREFER,
+                    n_draws=self.n_draws, rng=rng["count"])
+                curve_count = self.curve_.n_features
+            decision = rule.choose(curve_count, data.n_relevant, d,
+                                   smallest_testable_count(d, alpha=self.alpha),
+                                   few_relevant=data.few_relevant)
+        self.n_features_to_select_ = int(decision.k)
+        self.count_note_ = decision.note
+        self._log(1, f"n_features_to_select = {decision.k} ({decision.decided_by})")
+        return decision
+
+    def _refit(self, data):
+        """The chosen configuration at the count (refitted where its scores depend on it)."""
+        est = self.choice_.chosen.estimator
         fitted_at = getattr(est, "n_features_to_select_", None)  # (None after fit_rankings)
         est.set_params(n_features_to_select=self.n_features_to_select_)
         if scores_depend_on_count(est) and fitted_at != self.n_features_to_select_:
             est.fit(data.Xw)  # the chosen count's own ranking (MCFS: LARS stopped there)
-        self.selector_ = est
         self.scores_ = est.scores_.copy()
         self.ranking_ = est.ranking_.copy()
-        self._log(1, f"n_features_to_select = {self.n_features_to_select_}")
-        self.verdict_ = None
-        if self.verdict and self.n_features_to_select_ < d:
-            self.verdict_ = self._verdict(data.Xw, est, rng=rng["verdict"])
-            self._log(1, self.verdict_.summary())
-        return self
+        return est
 
-    def _verdict(self, Xw, est, *, rng):
+    def _judge(self, data, rng):
+        """The verdict: held-out tests and stability, decided by the gate (or None)."""
         k = self.n_features_to_select_
+        n, d = data.Xw.shape
+        if not self.verdict or k >= d:
+            return None
         self._log(2, "the verdict: held-out tests and stability")
-        n, d = Xw.shape
+        est = self.selector_
         order = np.argsort(self.ranking_, kind="stable")
         tied = bool(np.isclose(self.scores_[order[k - 1]], self.scores_[order[k]],
                                rtol=1e-12, atol=0.0))
@@ -575,16 +667,18 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
         if rec is not None and self.method_ != rec.method:
             rec = None  # the record on the nearest data sets is the recommended method's
         verdict = assess_selection(
-            Xw, self.ranking_ <= k, estimator=est, method=type(est).__name__,
+            data.Xw, self.ranking_ <= k, estimator=est, method=type(est).__name__,
             n_clusters=self.n_clusters_, criterion=self.criterion, n_draws=VERDICT_DRAWS,
             alpha=self.alpha, n_resamples=0 if tied else self.n_resamples,
             stability_subsample=min(0.5, STABILITY_ROWS / n),
             held_out=n >= HELD_OUT_MIN_SAMPLES, recommendation=rec,
-            gate=VerdictGate(alpha=self.alpha), random_state=rng)
+            gate=self._verdict_gate(), probability=self.choice_.probability,
+            random_state=rng["verdict"])
         if tied and self.n_resamples > 0:
             verdict = dataclasses.replace(verdict, stability_note=(
                 "the selection's cut falls between features of equal score, so which of them "
                 "is kept is the column order, not the data; ties are not stability"))
+        self._log(1, verdict.summary())
         return verdict
 
     def __str__(self):
@@ -597,9 +691,10 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
         if not hasattr(self, "ranking_"):
             return text
         lines = [text, f"method: {self.method_}, K = {self.n_clusters_}, "
-                       f"{self.n_features_to_select_} of {self.n_features_in_} features"]
-        if self.count_note_:
-            lines.append(f"count: {self.count_note_}")
+                       f"{self.n_features_to_select_} of {self.n_features_in_} features "
+                       f"(features {self.description_.scaling})",
+                 f"count: {self.n_features_to_select_}, decided by the {self.count_.decided_by}"
+                 + (f" ({self.count_.note})" if self.count_.note else "")]
         lines.append("verdict: " + ("none (every feature is selected, or verdict=False)"
                                     if self.verdict_ is None else
                                     f"{self.verdict_.outcome}. {self.verdict_.summary()}"))
@@ -612,22 +707,34 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
         -------
         record : dict
             The verdict (:meth:`Verdict.to_dict`, or ``"verdict": None``) and the
-            steps: ``describe`` (standardisation, K, the relevant features),
-            ``candidates`` (each configuration's evidence), ``choice`` (the
-            strategy), the count's ``count_note``, ``count_rule`` and
-            ``n_features_curve`` (when the count was "auto"), and the
-            ``recommendation`` with the ``meta_features`` (``choice="recommend"``).
+            steps: ``describe`` (standardisation and why, K, the relevant
+            features), ``standardized`` (whether the selection was made on
+            standardised features), ``candidates`` (each configuration's
+            evidence), ``choice`` (the strategy, the scorer and its
+            :class:`ScoredChoice`), ``count`` (the :class:`CountDecision`, and
+            whether the feature-count curve was computed), ``count_note``,
+            ``count_rule`` and ``n_features_curve`` (when the count was "auto"),
+            and the ``recommendation`` with the ``meta_features``
+            (``choice="recommend"``).
         """
         out = {"verdict": None} if self.verdict_ is None else self.verdict_.to_dict()
         desc = self.description_.to_dict()
         out["describe"] = desc
+        out["standardized"] = bool(self.description_.standardized)
         out["candidates"] = list(self.candidates_)
-        out["choice"] = {**self.strategy_.to_dict(), "method": self.method_}
+        out["choice"] = {**self.strategy_.to_dict(), "method": self.method_,
+                         "scorer": self._scorer().to_dict(), **self.choice_.to_dict()}
         if self.n_clusters_ is not None:
             out["criterion_n_clusters"] = int(self.n_clusters_)
         out.update(scale_spread=float(self.scale_spread_), count_note=self.count_note_)
-        if self.curve_ is not None:
+        out["count"] = {**self.count_.to_dict(),
+                        "feature_count_curve": "computed" if self.curve_ is not None else
+                        "not needed: the relevant features decide the count"
+                        if self.count_.decided_by != "user" else "not needed: count given"}
+        if self.n_features_to_select == "auto":
             out["count_rule"] = self.count_rule_.to_dict()
+        out["n_features_curve"] = None
+        if self.curve_ is not None:
             c = self.curve_
             out["n_features_curve"] = {
                 "rule": f"ufsel.model_selection.suggest_n_features (the {c.prefer} counts on "
@@ -640,6 +747,56 @@ class AutoSelector(RankingSelectorMixin, BaseEstimator):
             out["recommendation"] = {**self.recommendation_.to_dict(),
                                      "meta_features": dict(self.meta_features_)}
         return out
+
+
+def route_selector(method="auto", *, n_features_to_select="auto", n_clusters="auto",
+                   method_params=None, standardize="auto", n_resamples=None, verdict=True,
+                   random_state=0):
+    """The :class:`AutoSelector` of ``ufsel select``: the default route, or one named method.
+
+    The in-memory command and the large-file path (on its row sample) both decide with
+    it, so that a method, K, the standardisation, the count and the verdict are decided
+    the same way whatever the file's size.
+
+    Parameters
+    ----------
+    method : str, default="auto"
+        ``"auto"`` (the default route, :class:`Shortlist`) or a registry name
+        (:class:`Named`: that method alone, at the estimated K).
+    n_features_to_select : "auto", int or float, default="auto"
+        As in :class:`AutoSelector`.
+    n_clusters : "auto", int or None, default="auto"
+        K (None is "auto").
+    method_params : dict or None, default=None
+        The named method's parameters.
+    standardize : bool or "auto", default="auto"
+        As in :class:`AutoSelector`.
+    n_resamples : int or None, default=None
+        Refits for the stability; None is the route's default (10) for
+        ``"auto"`` and 0 for a named method.
+    verdict : bool, default=True
+        Judge the selection.
+    random_state : int, default=0
+        As in :class:`AutoSelector`.
+
+    Returns
+    -------
+    AutoSelector
+        Unfitted.
+    """
+    options = dict(n_features_to_select=n_features_to_select,
+                   n_clusters="auto" if n_clusters is None else n_clusters,
+                   standardize=standardize, random_state=random_state, verdict=verdict)
+    if method == "auto":
+        if method_params:
+            raise ValueError("method_params apply to a named method, not to method='auto'.")
+        if n_resamples is not None:
+            options["n_resamples"] = n_resamples
+    else:
+        options.update(methods=[method.lower()], choice="criterion",
+                       candidate_n_clusters="estimate", method_params=dict(method_params or {}),
+                       n_resamples=n_resamples or 0)
+    return AutoSelector(**options)
 
 
 def select_features(X, **kwargs):

@@ -61,7 +61,7 @@ from sklearn.exceptions import ConvergenceWarning
 from ..linalg import constant_features
 from ..utils import thread_limit
 
-__all__ = ["CRITERIA", "DEFAULT_CRITERION", "agreement_scales", "make_criterion"]
+__all__ = ["CRITERIA", "DEFAULT_CRITERION", "agreement_scales", "make_criterion", "standardized"]
 
 #: The label-free criteria of a feature subset (see the module docstring).
 CRITERIA = ("cluster_agreement", "multiscale_agreement", "knn_preservation", "reconstruction")
@@ -77,13 +77,51 @@ def _row_sample(X, max_samples, rng):
     return Xr.astype(np.float64, copy=False)
 
 
-def _standardize(Xr, const):
-    Xr = Xr - Xr.mean(axis=0)
-    std = Xr.std(axis=0)
-    scale = np.where(const | (std == 0), 1.0, std)
-    Xr /= scale
-    Xr[:, const] = 0.0
-    return Xr
+#: Rows standardised at a time in place (:func:`standardized` with ``copy=False``).
+STANDARDIZE_BLOCK_ROWS = 2**16
+
+
+def standardized(X, *, copy=True):
+    """X with every non-constant column scaled to unit variance.
+
+    The one standardiser of the route: of ``AutoSelector(standardize=...)``,
+    ``ufsel select --standardize``, the criteria's row samples, the
+    meta-features and the large-file fit on every row.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix, dask array} of shape (n_samples, n_features)
+        The data.
+    copy : bool, default=True
+        Work on a float64 copy of dense X; False standardises a dense array in
+        place, block by block, in its own dtype (no second copy of a large
+        array).
+
+    Returns
+    -------
+    Xs : ndarray, sparse matrix or dask array
+        Dense columns centred and divided by their (ddof=0) standard
+        deviation; a sparse matrix only scaled (centring would densify it); a
+        dask array lazily. Constant columns (:func:`constant_features`) are
+        set to 0 (dense, dask) or kept (sparse).
+    """
+    from ..linalg import column_mean_var
+    from ..utils import is_dask_array
+
+    const = np.asarray(constant_features(X), dtype=bool)
+    mean, var = column_mean_var(X)
+    scale = np.where(const | (var == 0), 1.0, np.sqrt(var))
+    if sparse.issparse(X):
+        return sparse.csr_matrix(X @ sparse.diags(1.0 / scale))
+    if is_dask_array(X):
+        return ((X - mean) / scale * (~const)).astype(X.dtype)
+    X = np.array(X, dtype=np.float64) if copy else X
+    for s in range(0, X.shape[0], STANDARDIZE_BLOCK_ROWS):
+        block = X[s:s + STANDARDIZE_BLOCK_ROWS]
+        block -= mean.astype(X.dtype)
+        block /= scale.astype(X.dtype)
+        block[:, const] = 0.0
+    return X
 
 
 def _knn_indices(Xs, k):
@@ -245,9 +283,8 @@ def make_criterion(X, criterion=DEFAULT_CRITERION, *, n_clusters=None, n_neighbo
     Xr = _row_sample(X, max_samples, rng)
     if Xr.shape[0] < 3:
         raise ValueError(f"the {criterion} criterion needs at least 3 samples, got {Xr.shape[0]}.")
-    const = constant_features(Xr)
     if standardize:
-        Xr = _standardize(Xr, const)
+        Xr = standardized(Xr, copy=False)
     else:
         Xr = Xr - Xr.mean(axis=0)
     if criterion in ("cluster_agreement", "multiscale_agreement") and n_clusters is None:

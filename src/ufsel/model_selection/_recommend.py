@@ -13,7 +13,7 @@ from scipy import sparse
 from sklearn.utils import check_random_state
 
 from ..linalg import constant_features
-from ._criteria import _row_sample, _standardize
+from ._criteria import _row_sample, standardized
 
 __all__ = ["META_FEATURES", "MethodRecommender", "Recommendation", "meta_features",
            "read_training_table", "TRAINING_TABLE"]
@@ -85,7 +85,7 @@ def meta_features(X, *, random_state=0, max_samples=META_ROWS, max_features=META
     spread = _spread(np.ptp(Xr, axis=0))
     Xc = Xr[:, :max_features] if d > max_features else Xr
     const = np.asarray(constant_features(Xc), dtype=bool)
-    Z = _standardize(Xc.copy(), const)[:, ~const]
+    Z = standardized(Xc)[:, ~const]
     m, dz = Z.shape
     if dz >= 2:
         C = (Z.T @ Z) / m

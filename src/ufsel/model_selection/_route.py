@@ -4,8 +4,10 @@
 data, its number of clusters and which features are relevant (:class:`DataDescription`);
 fit the candidates and gather their evidence (:class:`Evidence`); choose one (a *choice
 strategy*: :class:`Shortlist`, :class:`CompareAll` or :class:`Named`); choose the count
-(:class:`CountRule`); judge the selection (:class:`~ufsel.model_selection.VerdictGate`).
-Each step returns a record; ``AutoSelector.record()`` joins them.
+(:class:`CountRule`, a :class:`CountDecision`); judge the selection
+(:class:`~ufsel.model_selection.VerdictGate`). A strategy's choice goes through a *scorer*
+(:class:`HandRule` by default), whose :class:`ScoredChoice` is recorded. Each step returns a
+record; ``AutoSelector.record()`` joins them.
 """
 
 from __future__ import annotations
@@ -21,12 +23,17 @@ from ._criteria import MAX_CRITERION_SAMPLES, agreement_scales
 from ._feature_count import ESTIMATE_REPEATS
 from ._random_subset import null_subsets, summarize_null
 
-__all__ = ["CHEAP_METHODS", "PROVISIONAL_METHODS", "CompareAll", "CountRule",
-           "DataDescription", "Evidence", "Named", "Shortlist", "degenerate_reason"]
+__all__ = ["CHEAP_METHODS", "DEFAULT_METHODS", "PROVISIONAL_METHODS", "CandidateSpec",
+           "CompareAll", "CountDecision", "CountRule", "DataDescription", "Evidence",
+           "HandRule", "Named", "ScoredChoice", "Shortlist", "degenerate_reason"]
 
 #: Methods whose construction is provisional (their paper could not be obtained; see
 #: their docstrings): candidates only when the user names them.
 PROVISIONAL_METHODS = frozenset({"evsc"})
+
+#: Candidate methods (registry names) of ``choice="criterion"`` by default: the fast ones,
+#: among them PivotedQR, whose features are the least redundant.
+DEFAULT_METHODS = ("maxvariance", "laplacianscore", "spec", "mcfs", "spcafs", "pivotedqr")
 
 #: Methods whose fits cost milliseconds to seconds: the evidence always includes them.
 CHEAP_METHODS = ("maxvariance", "laplacianscore", "pivotedqr", "spcafs")
@@ -71,6 +78,9 @@ class DataDescription:
         Whether ``Xw`` is standardised.
     scale_spread : float
         :func:`scale_spread` of X.
+    scaling : str
+        Why ``Xw`` is standardised or not, in words (what ``ufsel select``
+        prints).
     n_clusters : int or None
         K, estimated or given.
     criterion : callable or None
@@ -84,6 +94,7 @@ class DataDescription:
     Xw: object
     standardized: bool
     scale_spread: float
+    scaling: str = ""
     n_clusters: int | None = None
     criterion: object = None
     relevance: object = None
@@ -102,7 +113,7 @@ class DataDescription:
     def to_dict(self):
         """The record of the step."""
         return {"standardized": bool(self.standardized),
-                "scale_spread": float(self.scale_spread),
+                "scale_spread": float(self.scale_spread), "scaling": self.scaling,
                 "criterion_n_clusters": None if self.n_clusters is None
                 else int(self.n_clusters),
                 "n_relevant": self.n_relevant, "few_relevant": self.few_relevant,
@@ -153,9 +164,16 @@ class Evidence:
         """Whether the choice may take it."""
         return self.degenerate is None and self.estimator is not None
 
+    @property
+    def label(self):
+        """The configuration's name in records: ``"mcfs(K=5)"``, or the method alone."""
+        K = self.params.get("n_clusters")
+        return self.method if K is None else f"{self.method}(K={K})"
+
     def to_dict(self):
         """The record of the candidate."""
-        return {"method": self.method, "n_clusters": self.params.get("n_clusters"),
+        return {"method": self.method, "label": self.label,
+                "n_clusters": self.params.get("n_clusters"),
                 "params": dict(self.params),
                 "prior_gain": self.prior, "z_score": self.z_score,
                 "relevant_hits": self.relevant_hits, "degenerate": self.degenerate,
@@ -198,55 +216,200 @@ def degenerate_reason(est, caught):
     return None
 
 
+@dataclass(frozen=True)
+class CandidateSpec:
+    """What the user asked of the candidates: the strategies' one input besides the data.
+
+    Parameters
+    ----------
+    methods : tuple of str or None
+        The methods the user named (registry names, lower case); None lets
+        the strategy use its own pool. A provisional method
+        (:data:`PROVISIONAL_METHODS`) is a candidate only when named here.
+    k_scales : {"scales", "estimate"}
+        Where a candidate's scores depend on K: fit it at each scale of the
+        criterion (``"scales"``, :class:`CompareAll` only) or at K alone.
+    params : dict
+        The user's parameters, on top of each method's defaults (an
+        ``n_clusters`` among them fixes the method's K).
+    random_state : int
+        The seed of every candidate that takes one (``AutoSelector``'s own
+        integer seed, else drawn from its candidates' stream).
+    """
+
+    methods: tuple | None
+    k_scales: str
+    params: dict
+    random_state: int
+
+    @property
+    def named(self):
+        """The methods the user named, as a set."""
+        return set(self.methods or ())
+
+    def configurations(self, names, scales):
+        """The configurations of ``names``, each at every scale where its scores depend on K.
+
+        Parameters
+        ----------
+        names : list of str
+            Registry names.
+        scales : tuple of int or None
+            The values of K; a method whose scores do not depend on K, or whose K
+            the user fixed, gets the first.
+
+        Returns
+        -------
+        list of (str, type, dict)
+            (name, class, parameters): the method's defaults, its K and seed, then
+            the user's parameters.
+        """
+        out = []
+        for name in names:
+            cls = get_selector(name)
+            uses_K = uses_n_clusters(cls())
+            for Kc in (scales if uses_K and "n_clusters" not in self.params else scales[:1]):
+                out.append((name.lower(), cls, {**candidate_params(cls, Kc, self.random_state),
+                                                **self.params}))
+        return out
+
+
+def candidate_params(cls, n_clusters, random_state):
+    """A candidate's parameters set by the route: its K and its seed, where it takes them."""
+    defaults = cls().get_params()
+    params = {}
+    if "n_clusters" in defaults and n_clusters is not None:
+        params["n_clusters"] = int(n_clusters)
+    if "random_state" in defaults:
+        params["random_state"] = int(random_state)
+    return params
+
+
+@dataclass(frozen=True)
+class ScoredChoice:
+    """A scorer's choice among the candidates, with what it rests on.
+
+    Parameters
+    ----------
+    chosen : Evidence
+        The chosen configuration.
+    scores : dict
+        Each candidate's score by its :attr:`Evidence.label` (higher is
+        better; None for an unusable one).
+    probability : float or None
+        A calibrated probability that the chosen selection beats random
+        subsets on labelled data like this (None: the scorer does not say).
+    basis : dict or None
+        What the scores rest on (the rule, or the number of training sets).
+    """
+
+    chosen: Evidence
+    scores: dict
+    probability: float | None = None
+    basis: dict | None = None
+
+    def to_dict(self):
+        """The record of the choice.
+
+        Returns
+        -------
+        dict
+            The chosen label and method, the scores, the probability and the basis.
+        """
+        return {"chosen": self.chosen.label, "method": self.chosen.method,
+                "scores": dict(self.scores), "probability": self.probability,
+                "basis": None if self.basis is None else dict(self.basis)}
+
+
+class HandRule:
+    """The hand-ordered choice: relevant features where they are few, then the prior, then z.
+
+    Where a few features carry the structure (:attr:`DataDescription.few_relevant`),
+    the usable candidate with the most of them among its top ``n_relevant`` is
+    chosen; among equals, and otherwise, the one of largest predicted gain (the
+    recommendation's, when there is one), then of largest z-score. A candidate that
+    is not usable (:attr:`Evidence.usable`) is never chosen.
+
+    Notes
+    -----
+    Its scores are ranks in that order (the number of usable candidates a candidate is
+    placed above, plus one); it gives no probability. Any object with the same
+    ``choose`` and ``to_dict`` can replace it (``AutoSelector(scorer=...)``).
+    """
+
+    def _key(self, e, data, gains):
+        hits = (e.relevant_hits or 0) if data.few_relevant else 0
+        return (hits, gains.get(e.method, -np.inf),
+                -np.inf if e.z_score is None else e.z_score)
+
+    def choose(self, evidence, data, recommendation):
+        """Choose among the candidates.
+
+        Parameters
+        ----------
+        evidence : list of Evidence
+            The candidates, at least one of them usable.
+        data : DataDescription
+            The description of the data.
+        recommendation : Recommendation or None
+            The recommender's prediction (None: no prior).
+
+        Returns
+        -------
+        ScoredChoice
+            The choice, each candidate's rank as its score, no probability.
+        """
+        gains = {} if recommendation is None else dict(recommendation.predicted_gain)
+        usable = [e for e in evidence if e.usable]
+        order = sorted(usable, key=lambda e: self._key(e, data, gains), reverse=True)
+        scores = {e.label: None for e in evidence}
+        for i, e in enumerate(order):
+            scores[e.label] = float(len(order) - i)
+        chosen = order[0]
+        runner = order[1] if len(order) > 1 else None
+        decided = None
+        if runner is not None:
+            a, b = self._key(chosen, data, gains), self._key(runner, data, gains)
+            decided = ("relevant features" if a[0] != b[0] else
+                       "predicted gain" if a[1] != b[1] else
+                       "z-score" if a[2] != b[2] else "candidate order")
+        return ScoredChoice(chosen=chosen, scores=scores, probability=None,
+                            basis={"rule": "hand rule", "decided_by": decided})
+
+    def to_dict(self):
+        """The scorer as plain values.
+
+        Returns
+        -------
+        dict
+            Its name and its order of keys.
+        """
+        return {"scorer": "hand rule", "order": ["relevant features among the top (where "
+                                                 "few are relevant)", "predicted gain",
+                                                 "z-score"]}
+
+
 class _Strategy:
     """A choice strategy: which configurations to fit, and which to keep."""
 
     #: Whether the configurations are compared (else the single one is kept).
     compares = True
 
-    def configurations(self, auto, data, methods):  # pragma: no cover - interface
+    #: The recommender's prediction the scorer sees (the shortlist's; None otherwise).
+    recommendation = None
+
+    def configurations(self, spec, data):  # pragma: no cover - interface
         raise NotImplementedError
 
-    def choose(self, evidence, data):
-        """The best usable configuration: the most relevant features among its top
-        ``n_relevant`` (where they are few, :attr:`DataDescription.few_relevant`), then
-        the largest :meth:`score`."""
-        usable = [e for e in evidence if e.usable]
-        if not usable:
+    def choose(self, evidence, data, scorer):
+        """The scorer's choice among the usable configurations (:class:`ScoredChoice`)."""
+        if not any(e.usable for e in evidence):
             reasons = "; ".join(f"{e.method}: {e.degenerate}" for e in evidence)
             raise ValueError(f"AutoSelector: no candidate gave a usable ranking ({reasons}).")
-        return max(usable, key=lambda e: (e.relevant_hits or 0, self.score(e)))
-
-    def score(self, e):
-        """The tie-break after the relevant features: the z-score of the criterion."""
-        return (-np.inf if e.z_score is None else e.z_score,)
+        return scorer.choose(list(evidence), data, self.recommendation)
 
     def to_dict(self):
         return {"strategy": type(self).__name__}
-
-
-def _configs(auto, data, names, scales):
-    """(name, class, params) of each configuration: each name at its defaults, at every
-    scale of ``scales`` where its scores depend on K."""
-    K = data.n_clusters
-    out = []
-    for name in names:
-        cls = get_selector(name)
-        user = dict(auto.method_params or {})
-        uses_K = uses_n_clusters(cls())
-        for Kc in (scales if uses_K and "n_clusters" not in user else (K,)):
-            out.append((name.lower(), cls, {**_candidate_params(cls, Kc), **user}))
-    return out
-
-
-def _candidate_params(cls, n_clusters):
-    defaults = cls().get_params()
-    params = {}
-    if "n_clusters" in defaults and n_clusters is not None:
-        params["n_clusters"] = n_clusters
-    if "random_state" in defaults:
-        params["random_state"] = 0
-    return params
 
 
 class Named(_Strategy):
@@ -257,25 +420,26 @@ class Named(_Strategy):
     def __init__(self, method):
         self.method = method
 
-    def configurations(self, auto, data, methods):
-        return _configs(auto, data, [self.method], (data.n_clusters,))
+    def configurations(self, spec, data):
+        return spec.configurations([self.method], (data.n_clusters,))
 
     def to_dict(self):
         return {"strategy": "named", "method": self.method}
 
 
 class CompareAll(_Strategy):
-    """Every method of ``methods`` (at every scale of K where its scores depend on it),
-    chosen by the evidence alone."""
+    """Every method of ``methods`` (:data:`DEFAULT_METHODS` by default; at every scale of K
+    where its scores depend on it), chosen by the evidence alone."""
 
-    def configurations(self, auto, data, methods):
+    def configurations(self, spec, data):
         n = data.Xw.shape[0]
         K = data.n_clusters
-        scales = ((K,) if auto.candidate_n_clusters == "estimate" or K is None
+        scales = ((K,) if spec.k_scales == "estimate" or K is None
                   else agreement_scales(K, min(n, MAX_CRITERION_SAMPLES)))
+        methods = list(spec.methods or DEFAULT_METHODS)
         names = [m for m in methods
                  if not (data.standardized and m == "maxvariance" and len(methods) > 1)]
-        return _configs(auto, data, names, scales)
+        return spec.configurations(names, scales)
 
     def to_dict(self):
         return {"strategy": "compare all"}
@@ -286,11 +450,11 @@ class Shortlist(_Strategy):
 
     The recommender's :data:`SHORTLIST_SIZE` methods of largest predicted gain (never a
     provisional one unless named) join the cheap filters (:data:`CHEAP_METHODS`), each at
-    the estimated K, and are fitted. Where a few features carry the structure
-    (:attr:`DataDescription.few_relevant`), the candidate with the most of them among its
-    top ``n_relevant`` is chosen; otherwise, and among equals, the one of largest
-    predicted gain, then of largest z-score. A fit that is degenerate (tied scores, no
-    convergence, a failure) is never chosen.
+    the estimated K, and are fitted. The scorer (:class:`HandRule` by default) chooses:
+    where a few features carry the structure (:attr:`DataDescription.few_relevant`), the
+    candidate with the most of them among its top ``n_relevant``; otherwise, and among
+    equals, the one of largest predicted gain, then of largest z-score. A fit that is
+    degenerate (tied scores, no convergence, a failure) is never chosen.
 
     Why this order: ``benchmarks/label_free/choice_weights.py`` chose the weights of
     ``z + w_hits * hits + prior_z * similarity * share`` leave-one-data-set-out on the
@@ -304,22 +468,18 @@ class Shortlist(_Strategy):
         self.recommendation = recommendation
         self.similarity = float(similarity)
 
-    def configurations(self, auto, data, methods):
+    def configurations(self, spec, data):
         rec = self.recommendation
         ranked = sorted(rec.predicted_gain, key=lambda m: (-rec.predicted_gain[m], m))
-        named = set(auto.methods or ())
-        ranked = [m for m in ranked if m not in PROVISIONAL_METHODS or m in named]
-        allowed = set(methods)
+        ranked = [m for m in ranked if m not in PROVISIONAL_METHODS or m in spec.named]
+        allowed = (set(spec.methods) if spec.methods
+                   else set(rec.predicted_gain) | set(CHEAP_METHODS))
         short = [m for m in ranked if m in allowed][:SHORTLIST_SIZE]
-        extra = [m for m in CHEAP_METHODS if m in allowed or auto.methods is None]
+        extra = [m for m in CHEAP_METHODS if m in allowed]
         names = list(dict.fromkeys(short + extra))
         if data.standardized:
             names = [m for m in names if m != "maxvariance"]
-        return _configs(auto, data, names, (data.n_clusters,))
-
-    def score(self, e):
-        gain = self.recommendation.predicted_gain.get(e.method, -np.inf)
-        return (gain,) + super().score(e)
+        return spec.configurations(names, (data.n_clusters,))
 
     def to_dict(self):
         return {"strategy": "shortlist", "recommended": self.recommendation.method,
@@ -402,6 +562,46 @@ def gather_evidence(configs, data, counts, *, top, n_draws, null_rng, compare, l
     return out
 
 
+#: What can decide the count (:attr:`CountDecision.decided_by`).
+COUNT_DECIDERS = ("relevant features", "feature-count curve", "smallest testable count", "user")
+
+
+@dataclass(frozen=True)
+class CountDecision:
+    """The count and what decided it (the *count* step's record).
+
+    Parameters
+    ----------
+    k : int
+        The number of features to keep.
+    decided_by : {"relevant features", "feature-count curve", \
+            "smallest testable count", "user"}
+        What decided it.
+    note : str or None
+        Why, in words, when it is not simply the feature-count curve's or the
+        user's count.
+    """
+
+    k: int
+    decided_by: str
+    note: str | None = None
+
+    def __post_init__(self):
+        if self.decided_by not in COUNT_DECIDERS:
+            raise ValueError(f"decided_by={self.decided_by!r} not understood, valid options "
+                             f"are {COUNT_DECIDERS}.")
+
+    def to_dict(self):
+        """The decision as plain values.
+
+        Returns
+        -------
+        dict
+            ``k``, ``decided_by`` and ``note``.
+        """
+        return {"k": int(self.k), "decided_by": self.decided_by, "note": self.note}
+
+
 @dataclass(frozen=True)
 class CountRule:
     """How many features to keep (the *count* step).
@@ -411,22 +611,44 @@ class CountRule:
     Where a few features carry the structure (:attr:`DataDescription.few_relevant`,
     :func:`feature_relevance`), the count is their number: the feature-count
     curve, whose advantage over random subsets stays flat once the carriers are
-    in, cannot tell where they end. Otherwise (no relevant feature, or hundreds of
-    them, as on gene-expression data, where the relevant count was no better than
-    the curve's on the pool) it is the curve's suggestion
+    in, cannot tell where they end, and it is not computed
+    (:meth:`needs_curve`). Otherwise (no relevant feature, or hundreds of them,
+    as on gene-expression data, where the relevant count was no better than the
+    curve's on the pool) it is the curve's suggestion
     (:func:`suggest_n_features`). Either is raised to the smallest count the
     verdict's test can judge. The feature-count curve never goes above half of d,
     and a few relevant features are at most 30 % of it.
     """
 
-    def choose(self, curve_count, n_relevant, n_features, smallest_testable, *,
-               few_relevant=None):
-        """The count, and a note saying why it differs from the curve's.
+    def needs_curve(self, n_relevant, n_features, *, few_relevant=None):
+        """Whether the count needs the feature-count curve (no: the relevant features decide).
 
         Parameters
         ----------
-        curve_count : int
-            The feature-count curve's suggestion.
+        n_relevant : int or None
+            The number of relevant features (None: not computed).
+        n_features : int
+            d.
+        few_relevant : bool or None, default=None
+            As in :meth:`choose`.
+
+        Returns
+        -------
+        bool
+        """
+        few = (is_few_relevant(n_relevant, n_features) if few_relevant is None
+               else few_relevant)
+        return not few
+
+    def choose(self, curve_count, n_relevant, n_features, smallest_testable, *,
+               few_relevant=None):
+        """The count, and what decided it.
+
+        Parameters
+        ----------
+        curve_count : int or None
+            The feature-count curve's suggestion (None when it was not computed,
+            :meth:`needs_curve`).
         n_relevant : int or None
             The number of relevant features (None: not computed).
         n_features : int
@@ -440,25 +662,28 @@ class CountRule:
 
         Returns
         -------
-        count : int
-            The number of features to keep.
-        note : str or None
-            Why it differs from ``curve_count``, when it does.
+        CountDecision
+            The count, what decided it ("relevant features", "feature-count
+            curve" or, when the count was raised to it, "smallest testable
+            count") and a note.
         """
         d = n_features
-        k, note = int(curve_count), None
         few = is_few_relevant(n_relevant, d) if few_relevant is None else few_relevant
         if few:
-            if n_relevant != k:
-                note = (f"{n_relevant} features carry structure that the others share "
-                        f"(relevance test); kept {n_relevant} rather than the feature-count "
-                        f"curve's {k}")
-            k = int(n_relevant)
+            k, by = int(n_relevant), "relevant features"
+            note = (f"{n_relevant} of the {d} features carry structure that the others share "
+                    "(relevance test)")
+            if curve_count is not None and curve_count != k:
+                note += f"; kept {k} rather than the feature-count curve's {curve_count}"
+        elif curve_count is None:
+            raise ValueError("the count needs the feature-count curve here (see needs_curve).")
+        else:
+            k, by, note = int(curve_count), "feature-count curve", None
         if k < smallest_testable < d:
-            note = (f"{'the count' if note is None else note}; raised to {smallest_testable}, "
-                    f"the smallest count the random-subset test can judge")
-            k = smallest_testable
-        return k, note
+            note = (f"{'the ' + by + ' gave ' + str(k) if note is None else note}; raised to "
+                    f"{smallest_testable}, the smallest count the random-subset test can judge")
+            k, by = smallest_testable, "smallest testable count"
+        return CountDecision(k=k, decided_by=by, note=note)
 
     def to_dict(self):
         """The rule as plain values.

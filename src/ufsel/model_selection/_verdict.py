@@ -41,6 +41,11 @@ class VerdictGate:
         its record may stand in for the relevance test.
     min_gain : float, default=0.02
         And the predicted ACC gain it must exceed.
+    min_probability : float or None, default=None
+        The least probability (from the choice's scorer, :class:`ScoredChoice`)
+        that a selection like this beats random subsets on labelled data like
+        X, for "beats random"; None sets no condition, and neither does a
+        probability of None.
 
     Notes
     -----
@@ -60,14 +65,24 @@ class VerdictGate:
     more relevant features than a random subset holds) while the relevance
     test had the power to see an effect (a selection of only relevant
     features would have passed). Everything else is "not shown", with what
-    would settle it.
+    would settle it. A passing structure test with a probability below
+    ``min_probability`` is "not shown".
     """
 
     alpha: float = 0.05
     min_support: float = 1.0
     min_gain: float = 0.02
+    min_probability: float | None = None
 
-    def decide(self, test, relevance, recommendation=None, *, testable=True):
+    def __post_init__(self):
+        if not 0 < self.alpha < 1:
+            raise ValueError(f"alpha must be in (0, 1), got {self.alpha!r}.")
+        if self.min_probability is not None and not 0 <= self.min_probability <= 1:
+            raise ValueError(f"min_probability must be in [0, 1] or None, got "
+                             f"{self.min_probability!r}.")
+
+    def decide(self, test, relevance, recommendation=None, *, testable=True,
+               probability=None):
         """The outcome and its reason.
 
         Parameters
@@ -81,6 +96,8 @@ class VerdictGate:
             The recommender's prediction for the method that was run.
         testable : bool, default=True
             Whether the agreement test can reach ``alpha`` at all.
+        probability : float or None, default=None
+            The scorer's probability (see ``min_probability``).
 
         Returns
         -------
@@ -88,32 +105,67 @@ class VerdictGate:
         reason : str or None
             Why, for "not shown" and "no better".
         """
+        outcome, reason, _ = self.decide_with_test(test, relevance, recommendation,
+                                                   testable=testable, probability=probability)
+        return outcome, reason
+
+    def decide_with_test(self, test, relevance, recommendation=None, *, testable=True,
+                         probability=None):
+        """:meth:`decide`, with the test that decided.
+
+        Parameters
+        ----------
+        test, relevance, recommendation, testable, probability
+            As in :meth:`decide`.
+
+        Returns
+        -------
+        outcome : {"beats random", "not shown", "no better"}
+        reason : str or None
+            Why, for "not shown" and "no better".
+        decided_by : {"relevance", "agreement"} or None
+            The test whose p-value decided (None when neither did alone).
+        """
+        outcome, reason, by = self._structure(test, relevance, recommendation,
+                                              testable=testable)
+        p_min = self.min_probability
+        if (outcome == "beats random" and probability is not None and p_min is not None
+                and probability < p_min):
+            p = relevance.p_value if by == "relevance" else test.p_value
+            return "not shown", (
+                f"the selection keeps the data's structure better than random subsets "
+                f"({by} test, p = {p:.3g}), but on labelled data like this a selection like "
+                f"it beat random subsets with probability {probability:.2f}, below "
+                f"{p_min:.2f}"), by
+        return outcome, reason, by
+
+    def _structure(self, test, relevance, recommendation, *, testable):
         a = self.alpha
         agree = test.p_value <= a and test.z_score > 0
         rec_ok = (recommendation is not None
                   and recommendation.support >= self.min_support
                   and recommendation.predicted_gain[recommendation.method] > self.min_gain)
         if not testable:
-            return "not shown", None
+            return "not shown", None, None
         if relevance is not None and relevance.n_relevant == 0:
             if relevance.n_samples < MIN_NULL_ROWS:
                 return "not shown", (
                     f"no feature is associated with the clusters of the other features in the "
                     f"{relevance.n_samples} held-out rows, too few to show that there is no "
-                    "structure; more rows would settle it")
+                    "structure; more rows would settle it"), None
             if not agree:
                 return "no better", (
                     "no feature's values differ between the clusters that k-means finds on "
                     "the other features, in rows the selection did not see: the data show no "
-                    "structure shared between features for a selection to keep")
+                    "structure shared between features for a selection to keep"), None
             return "not shown", (
                 "the selection agrees with the data's clusters better than random subsets, "
                 "but no feature is associated with the clusters of the other features, so "
-                "the agreement may be chance")
+                "the agreement may be chance"), None
         if relevance is not None and relevance.p_value <= a and test.z_score > 0:
-            return "beats random", None
+            return "beats random", None, "relevance"
         if agree and (rec_ok or relevance is None and recommendation is None):
-            return "beats random", None
+            return "beats random", None, "agreement"
         if relevance is not None:
             # the p-value a selection of only relevant features would have had
             perfect = hypergeometric_tail(
@@ -125,27 +177,40 @@ class VerdictGate:
                 return "no better", (
                     f"its features agree with the data's clusters no better than random "
                     f"subsets (z = {test.z_score:.2f}) and hold {relevance.in_selection} of the "
-                    f"{relevance.n_relevant} relevant features, no more than the "
-                    f"{relevance.expected:.1f} a random subset holds")
+                    f"{relevance.n_relevant} features relevant in the rows tested, no more "
+                    f"than the "
+                    f"{relevance.expected:.1f} a random subset holds"), None
             if agree:
                 return "not shown", (
                     f"its features agree with the data's clusters better than random subsets "
                     f"(p = {test.p_value:.3g}), but they hold {relevance.in_selection} of the "
-                    f"{relevance.n_relevant} relevant features against {relevance.expected:.1f} "
+                    f"{relevance.n_relevant} features relevant in the rows tested against "
+                    f"{relevance.expected:.1f} "
                     f"for a random subset (p = {relevance.p_value:.3g}), and "
                     + ("no benchmark record backs the method here" if recommendation is None
                        else f"{recommendation.method}'s record on the nearest benchmark data "
                             f"sets is too weak ({100 * recommendation.support:.0f} % support)")
-                    + " to trust the agreement alone")
+                    + " to trust the agreement alone"), None
             if not powered:
+                R, d, k = relevance.n_relevant, relevance.n_features, relevance.n_selected
+                if R >= d:
+                    why = (f"every one of the {d} features is relevant in the rows tested, so "
+                           "the relevance test cannot tell a selection from a random subset")
+                elif R >= k:
+                    why = (f"{R} of the {d} features are relevant in the rows tested, so a "
+                           f"random subset of {k} already holds {relevance.expected:.1f} of "
+                           "them and the relevance test cannot show an effect")
+                else:
+                    why = (f"only {R} of the {d} features are relevant in the rows tested, "
+                           f"too few for a selection of {k} to show an effect; a smaller "
+                           "count, or more rows, would settle it")
                 return "not shown", (
-                    f"only {relevance.n_relevant} of the {relevance.n_features} features are "
-                    f"relevant, too few for a selection of {relevance.n_selected} to show an "
-                    "effect; a smaller count, or more rows, would settle it")
+                    f"{why}; the agreement test alone did not show one (p = "
+                    f"{test.p_value:.3g})"), None
         return "not shown", (
             f"the tests fail to show an effect (agreement p = {test.p_value:.3g}"
             + ("" if relevance is None else f", relevance p = {relevance.p_value:.3g}")
-            + "), which is not evidence that there is none; more rows would settle it")
+            + "), which is not evidence that there is none; more rows would settle it"), None
 
 
 
@@ -180,6 +245,12 @@ class Verdict:
         random subset of its size.
     stability_note : str or None
         Why no stability is reported, when it is not.
+    probability : float or None
+        The choice's scorer's probability that a selection like this beats
+        random subsets on labelled data like X (:class:`ScoredChoice`; None
+        when the scorer gives none).
+    decided_by : {"relevance", "agreement"} or None
+        The test whose p-value decided "beats random" (None otherwise).
     """
 
     stability: Stability | None
@@ -192,6 +263,17 @@ class Verdict:
     reason: str | None = None
     relevance: RelevanceTest | None = None
     stability_note: str | None = None
+    probability: float | None = None
+    decided_by: str | None = None
+
+    @property
+    def decisive_p_value(self):
+        """The p-value of the test that decided "beats random" (None otherwise)."""
+        if self.decided_by == "relevance":
+            return self.relevance.p_value
+        if self.decided_by == "agreement":
+            return self.test.p_value
+        return None
 
     @property
     def beats_random(self):
@@ -233,11 +315,12 @@ class Verdict:
         r = self.relevance
         if r is not None and r.n_relevant > 0:
             head += (f"{r.in_selection} of them {'is' if r.in_selection == 1 else 'are'} among "
-                     f"the {r.n_relevant} relevant features (those whose values differ between "
-                     f"the clusters of the other features), against {r.expected:.1f} for a "
-                     f"random subset (p = {r.p_value:.3g}). ")
+                     f"the {r.n_relevant} features relevant in the rows tested (those whose "
+                     f"values differ between the clusters of the other features), against "
+                     f"{r.expected:.1f} for a random subset (p = {r.p_value:.3g}). ")
         if self.beats_random:
-            body = "The selection is better than a random subset of the same size. "
+            body = (f"The selection is better than a random subset of the same size (decided "
+                    f"by the {self.decided_by} test, p = {self.decisive_p_value:.3g}). ")
         elif self.outcome == "no better":
             body = (f"The selection is NO better than a random subset of the same size: "
                     f"{self.reason}. Do not read meaning into these particular features; keep "
@@ -262,6 +345,9 @@ class Verdict:
                      "0 = no more alike than random choices).")
         elif self.stability_note is not None:
             body += f"No stability: {self.stability_note}."
+        if self.probability is not None:
+            body += (f" On labelled data like this, a selection like it beat random subsets "
+                     f"with probability {self.probability:.2f}.")
         return (head + body).strip()
 
     def to_dict(self):
@@ -278,6 +364,8 @@ class Verdict:
                 "random_subsets": int(self.test.null.size),
                 "every_subset": bool(self.test.exact), "testable": bool(self.testable),
                 "held_out": bool(self.held_out),
+                "decided_by": self.decided_by, "decisive_p_value": self.decisive_p_value,
+                "probability": self.probability,
                 "relevance": None if self.relevance is None else self.relevance.to_dict(),
                 "stability_note": self.stability_note,
                 "stability": None if s is None else {
@@ -285,15 +373,20 @@ class Verdict:
                     "n_resamples": int(s.selections.shape[0])}}}
 
     def __repr__(self):
-        return (f"Verdict({self.outcome!r}, z_score={self.z_score:.2f}, "
-                f"p_value={self.p_value:.3g}, stability="
+        r = self.relevance
+        rel = ("None" if r is None else
+               f"(in_selection={r.in_selection}, n_relevant={r.n_relevant}, "
+               f"p_value={r.p_value:.3g})")
+        return (f"Verdict({self.outcome!r}, decided_by={self.decided_by!r}, "
+                f"agreement=(z_score={self.z_score:.2f}, p_value={self.p_value:.3g}), "
+                f"relevance={rel}, probability={self.probability!r}, stability="
                 f"{None if self.stability is None else round(self.stability.value, 3)})")
 
 
 def assess_selection(X, support, *, estimator=None, method=None, n_clusters=None,
                      criterion=DEFAULT_CRITERION, n_draws=100, n_resamples=0, alpha=0.05,
                      held_out=False, stability_subsample=None, relevance=True,
-                     recommendation=None, gate=None, random_state=0):
+                     recommendation=None, gate=None, probability=None, random_state=0):
     """Judge a feature selection without labels: random-subset tests and stability.
 
     Parameters
@@ -343,6 +436,9 @@ def assess_selection(X, support, *, estimator=None, method=None, n_clusters=None
         (:class:`VerdictGate`).
     gate : VerdictGate or None, default=None
         The decision rule; None uses the default gate at ``alpha``.
+    probability : float or None, default=None
+        A scorer's probability that a selection like this beats random subsets
+        on labelled data like X (recorded; see ``VerdictGate.min_probability``).
     random_state : int, RandomState or None, default=0
         Seeds the row sample of the criterion, the random subsets and the
         resamples.
@@ -417,8 +513,10 @@ def assess_selection(X, support, *, estimator=None, method=None, n_clusters=None
     if method is None:
         method = "the selection" if estimator is None else type(estimator).__name__
     gate = VerdictGate(alpha=alpha) if gate is None else gate
-    outcome, reason = gate.decide(test, rel, recommendation,
-                                  testable=test.min_p_value <= alpha)
+    outcome, reason, decided_by = gate.decide_with_test(
+        test, rel, recommendation, testable=test.min_p_value <= alpha, probability=probability)
     return Verdict(stability=stability, test=test, outcome=outcome, alpha=alpha,
                    method=method, n_features=int(cols.size), held_out=held_out,
-                   reason=reason, relevance=rel)
+                   reason=reason, relevance=rel, stability_note=None,
+                   probability=None if probability is None else float(probability),
+                   decided_by=decided_by if outcome == "beats random" else None)

@@ -541,3 +541,94 @@ def test_default_route_finds_planted_columns_and_says_so(tmp_path, capsys):
     assert meta["verdict_details"]["outcome"] == "beats random"
     assert "The selection is better than a random subset" in captured.out
     assert meta["method"] != "EVSC"
+
+
+def _wide_units_csv(path, n_samples=300, random_state=2):
+    """5 planted cluster columns among 25 noise columns whose ranges span 1,000-fold."""
+    X, _, informative = make_planted_clusters(n_samples, 5, 25, 4, random_state=random_state)
+    noise = np.setdiff1d(np.arange(X.shape[1]), informative)
+    X = X.copy()
+    X[:, noise] *= np.geomspace(1, 1000, noise.size)
+    _write_rows(path, [f"c{j}" for j in range(X.shape[1])],
+                ([repr(float(v)) for v in row] for row in X))
+    return X, set(np.asarray(informative).tolist())
+
+
+def test_named_method_standardises_as_the_route_does(tmp_path, capsys):
+    """--method takes the route's description step: features in different units are
+    standardised, said in one line and recorded, and every planted column is kept."""
+    X, informative = _wide_units_csv(tmp_path / "planted.csv")
+    rc = main(["select", "--data", str(tmp_path / "planted.csv"), "--method", "mcfs",
+               "--n-features", "10", "--out", str(tmp_path / "r.csv")])
+    assert rc == 0
+    out = capsys.readouterr().out
+    meta = json.loads((tmp_path / "r.csv.json").read_text())
+    kept = {int(c["index"]) for c in meta["selected_features"]}
+    assert informative <= kept
+    scaling = [ln for ln in out.splitlines() if ln.startswith("Scaling:")]
+    assert len(scaling) == 1 and "standardised" in scaling[0] and "fold" in scaling[0]
+    assert meta["standardized"] is True and meta["describe"]["standardized"] is True
+    # the named method and the default route describe the data the same way
+    from ufsel.model_selection import AutoSelector
+
+    auto = AutoSelector(n_resamples=0, verdict=False).fit(X)
+    assert auto.description_.standardized
+    assert meta["describe"]["scaling"] == auto.description_.scaling
+
+
+def test_default_route_reports_what_it_did(tmp_path, capsys):
+    """The sidecar's standardized is the truth, a labelled evaluation clusters the columns
+    the selection was made on, and no line names a method or count the run did not use."""
+    from ufsel import get_selector
+    from ufsel.model_selection import standardized
+
+    X, informative = _wide_units_csv(tmp_path / "planted.csv")
+    labels = tmp_path / "y.txt"
+    _, y, _ = make_planted_clusters(300, 5, 25, 4, random_state=2)
+    labels.write_text("".join(f"{v}\n" for v in y))
+    rc = main(["select", "--data", str(tmp_path / "planted.csv"), "--labels", str(labels),
+               "--stability", "0", "--out", str(tmp_path / "r.csv")])
+    assert rc == 0
+    out = capsys.readouterr().out
+    meta = json.loads((tmp_path / "r.csv.json").read_text())
+    assert meta["standardized"] is True and meta["describe"]["standardized"] is True
+    support = np.zeros(X.shape[1], bool)
+    support[[f["index"] for f in meta["selected_features"]]] = True
+    ev = cli_select._evaluate(standardized(X), y, support, 0)
+    assert meta["evaluation_with_labels"]["selected"] == ev["selected"]
+    assert meta["evaluation_with_labels"]["standardized"] is True
+    assert "on the standardized columns" in out
+    # the recommendation is printed with what was chosen instead, when it differs
+    rec, chosen = meta["recommendation"]["method"], meta["choice"]["method"]
+    assert rec in {c["method"] for c in meta["candidates"]}
+    if rec != chosen:
+        line = f"Chose {get_selector(chosen).__name__} rather than the recommended {rec}: "
+        assert line in out
+    # the count's label is what decided it
+    by = meta["count"]["decided_by"]
+    assert f"[auto: {by}]" in out
+    if by == "relevant features":
+        n_rel = meta["describe"]["n_relevant"]
+        assert f"Count: {n_rel} of the {X.shape[1]} features carry structure" in out
+        assert meta["n_features_curve"] is None
+    # the verdict prints the p-value of the test that decided
+    v = meta["verdict_details"]
+    if meta["beats_random"]:
+        assert (f"decided by the {v['decided_by']} test, p = {v['decisive_p_value']:.3g}"
+                in out)
+
+
+def test_count_label_says_when_raised_to_the_smallest_testable(tmp_path, capsys):
+    """On 13 features a single one cannot be tested: the count is raised, and its label
+    says so rather than naming the relevant features or the curve."""
+    import dataclasses
+
+    from ufsel.cli._common import describe_choice
+    from ufsel.model_selection import AutoSelector
+
+    X = make_planted_clusters(80, 2, 11, 3, random_state=0)[0]
+    auto = AutoSelector(n_resamples=0, verdict=False).fit(X)
+    auto.count_ = dataclasses.replace(auto.count_, decided_by="smallest testable count")
+    args = build_parser().parse_args(["select", "--data", "x.csv", "--out", "r.csv"])
+    _, _, notes = describe_choice(auto, args, X.shape[1])
+    assert notes["n_features_to_select"] == "auto: smallest testable count"

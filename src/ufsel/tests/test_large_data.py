@@ -83,24 +83,20 @@ def test_decide_on_sample_fit_on_all_rows(npy_file, planted):
 def test_named_method_auto_count_and_k(npy_file, planted):
     res = select_large_file(npy_file, method="mcfs", n_features="auto", sample_rows=600,
                             progress=False)
-    assert "n_clusters" in res.decisions and "n_features_to_select" in res.decisions
-    assert 1 <= res.n_features_to_select <= 20
+    auto = res.auto
+    assert auto.n_clusters_ >= 2 and res.params["n_clusters"] == auto.n_clusters_
+    assert auto.count_.decided_by in ("relevant features", "feature-count curve",
+                                      "smallest testable count")
+    assert 1 <= res.n_features_to_select == auto.n_features_to_select_ <= 20
 
 
-def test_progress_lines_without_tqdm(npy_file, monkeypatch, capsys):
-    import builtins
-
-    real = builtins.__import__
-
-    def no_tqdm(name, *a, **k):
-        if name.startswith("tqdm"):
-            raise ImportError(name)
-        return real(name, *a, **k)
-
-    monkeypatch.setattr(builtins, "__import__", no_tqdm)
-    select_large_file(npy_file, method="maxvariance", n_features=4, sample_rows=300)
-    err = capsys.readouterr().err
-    assert "ufsel: read 3,000 of 3,000 rows" in err and "fitting MaxVariance" in err
+def test_progress_messages(npy_file):
+    """One progress callable receives the route's steps and the rows read."""
+    said = []
+    select_large_file(npy_file, method="maxvariance", n_features=4, sample_rows=300,
+                      progress=said.append)
+    assert "reading rows: 3,000 of 3,000" in said and "fitting MaxVariance on all 3,000 rows" in said
+    assert any("features" in m and "fold" in m for m in said)  # the route's scaling step
 
 
 def test_cli_large_file(npy_file, parquet_file, planted, tmp_path, capsys):
@@ -169,3 +165,50 @@ def test_standardized_fit(npy_file, planted):
     assert res.standardized
     assert set(np.flatnonzero(res.support)) == set(informative)
     assert not res.constant.any()
+
+
+@pytest.fixture(scope="module")
+def wide_units_file(tmp_path_factory, planted):
+    """The planted data with its noise columns' ranges spread 1,000-fold."""
+    X, _, informative = planted
+    noise = np.setdiff1d(np.arange(X.shape[1]), informative)
+    X = X.copy()
+    X[:, noise] *= np.geomspace(1, 1000, noise.size)
+    path = tmp_path_factory.mktemp("large") / "wide.npy"
+    np.save(path, X)
+    return path, X
+
+
+@pytest.mark.parametrize("method", ["mcfs", "auto"])
+def test_large_file_decides_as_in_memory_on_its_sample(wide_units_file, planted, tmp_path,
+                                                       monkeypatch, method):
+    """Above the threshold the command decides on its row sample with the in-memory
+    route: the same K, scaling, count and method as AutoSelector on that sample; then
+    every row is fitted with the same standardiser."""
+    from ufsel.cli import _large
+    from ufsel.model_selection import standardized
+    from ufsel.model_selection._auto import route_selector
+
+    path, X = wide_units_file
+    monkeypatch.setattr(_large, "LARGE_FILE_MIN_ROWS", 1000)
+    out = tmp_path / "r.csv"
+    assert main(["select", "--data", str(path), "--method", method, "--sample-rows", "600",
+                 "--no-progress", "--out", str(out)]) == 0
+    meta = json.loads(out.with_name("r.csv.json").read_text())
+    assert meta["input"]["large_file"] and meta["input"]["sample_rows"] == 600
+    S, _ = open_large_file(path).sample_rows(600, random_state=0)
+    ref = route_selector(method).fit(S)
+    assert ref.description_.standardized and meta["standardized"] is True
+    assert meta["describe"] == ref.description_.to_dict()
+    assert meta["criterion_n_clusters"] == ref.n_clusters_
+    assert meta["count"] == ref.record()["count"]
+    assert meta["n_features_selected"] == ref.n_features_to_select_
+    assert meta["choice"]["method"] == ref.method_
+    assert meta["verdict"] == ref.verdict_.summary()
+    # the in-memory sidecar's schema, plus what only a large file has
+    for key in ("candidates", "choice", "count", "describe", "verdict_details", "parameters"):
+        assert key in meta
+    # every row fitted, standardised as in memory
+    est = type(ref.selector_)(**ref.selector_.get_params()).fit(standardized(X))
+    kept = sorted(f["index"] for f in meta["selected_features"])
+    assert kept == sorted(np.flatnonzero(est.get_support()).tolist())
