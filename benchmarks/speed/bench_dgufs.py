@@ -111,16 +111,19 @@ def eigvalsh_floor(n, reps=2):
     return best
 
 
-def spectrum(X, m, iters=(1, 5, 10, 20)):
-    """Time three eigensolvers on the L-step inputs T of one fit (see the module docstring)."""
-    from scipy.sparse.linalg import eigsh
+def recorded_l_steps(X, m, keep):
+    """Fit DGUFS(m) once; ``keep(A, eta, (w, V))`` of every L-step, in order.
 
+    ``A`` is the L-step input as the solver receives it (before the solver may
+    overwrite it); ``(w, V)`` the kept eigenpairs."""
     seen = []
     orig = dg._rank_prox
 
     def record(A, eta, **kwargs):
-        seen.append((A.copy(), eta))
-        return orig(A, eta, **kwargs)
+        A0 = A.copy()
+        out = orig(A, eta, **kwargs)
+        seen.append(keep(A0, eta, out))
+        return out
 
     dg._rank_prox = record
     try:
@@ -129,6 +132,14 @@ def spectrum(X, m, iters=(1, 5, 10, 20)):
             dg.DGUFS(n_features_to_select=m, random_state=0).fit(X)
     finally:
         dg._rank_prox = orig
+    return seen
+
+
+def spectrum(X, m, iters=(1, 5, 10, 20)):
+    """Time three eigensolvers on the L-step inputs T of one fit (see the module docstring)."""
+    from scipy.sparse.linalg import eigsh
+
+    seen = recorded_l_steps(X, m, lambda A, eta, out: (A.copy(), eta))
     for it in iters:
         if it >= len(seen):
             break
@@ -154,22 +165,8 @@ def spectrum(X, m, iters=(1, 5, 10, 20)):
 
 def drift(X, m):
     """Per L-step of one fit: rank, gap at the threshold, eigenvector drift (module docstring)."""
-    seen = []
-    orig = dg._rank_prox
-
-    def record(A, eta, **kwargs):
-        T = 0.5 * (A + A.T)
-        out = orig(A, eta, **kwargs)
-        seen.append((linalg.eigvalsh(T, check_finite=False), np.sqrt(eta), out[1].copy()))
-        return out
-
-    dg._rank_prox = record
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            dg.DGUFS(n_features_to_select=m, random_state=0).fit(X)
-    finally:
-        dg._rank_prox = orig
+    seen = recorded_l_steps(X, m, lambda A, eta, out: (
+        linalg.eigvalsh(0.5 * (A + A.T), check_finite=False), np.sqrt(eta), out[1].copy()))
     prev = None
     for it, (w, thr, V) in enumerate(seen):
         above, below = w[w > thr], w[w <= thr]

@@ -38,8 +38,8 @@ import os
 import pstats
 import sys
 import time
-from pathlib import Path
 import warnings
+from pathlib import Path
 
 import numpy as np
 
@@ -110,7 +110,7 @@ def leaderboard_profile(names, max_iter, random_state, top=12):
         blas = {f: getattr(rne_module, f) for f in ("dgemm", "dsyrk", "dsymm")}
         spent = [0.0]
 
-        def timed(f):
+        def timed(f, spent=spent):
             def call(*a, **kw):
                 t = time.process_time()
                 out = f(*a, **kw)
