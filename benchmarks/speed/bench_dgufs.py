@@ -21,12 +21,18 @@ iterations. ``--max-iter`` caps the iterations (per-iteration cost on large n);
 ``--profile`` prints a cProfile of the first fit. ``--spectrum`` records the
 L-step input T of the first fit at a few iterations and times, on each, ``eigvalsh``,
 the solver in use (``eigh(subset_by_value=...)``) and ARPACK (``eigsh``, k = rank + 8),
-and prints the eigenvalues of T just above and below the threshold. Run with one
-thread::
+and prints the eigenvalues of T just above and below the threshold. ``--drift`` records
+every L-step of the first fit and prints, per iteration, the threshold, the rank, the
+gap between the eigenvalues on either side of the threshold, and how far the new
+kept eigenvectors lie outside the span of the previous iteration's (the median and
+largest norm of ``(I - V_prev V_prev^T) v``: what a warm-started subspace solver
+would have to recover), with the CPU time of one Cholesky factorisation of an n x n
+matrix (``n^3 / 3`` flops: the certificate any iterative solver would need, that no
+eigenvalue above the threshold was missed). Run with one thread::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 UFSEL_DATA=/work/shared/data PYTHONPATH=src \\
         python benchmarks/speed/bench_dgufs.py --datasets coil20,palm [--which ends|all|first] \\
-        [--max-iter N] [--profile] [--spectrum]
+        [--max-iter N] [--profile] [--spectrum] [--drift]
 
 Timings on a shared machine are noisy; the split between the stages is the point.
 """
@@ -36,6 +42,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import json
+import os
 import pstats
 import sys
 import time
@@ -104,16 +111,19 @@ def eigvalsh_floor(n, reps=2):
     return best
 
 
-def spectrum(X, m, iters=(1, 5, 10, 20)):
-    """Time three eigensolvers on the L-step inputs T of one fit (see the module docstring)."""
-    from scipy.sparse.linalg import eigsh
+def recorded_l_steps(X, m, keep):
+    """Fit DGUFS(m) once; ``keep(A, eta, (w, V))`` of every L-step, in order.
 
+    ``A`` is the L-step input as the solver receives it (before the solver may
+    overwrite it); ``(w, V)`` the kept eigenpairs."""
     seen = []
     orig = dg._rank_prox
 
     def record(A, eta, **kwargs):
-        seen.append((A.copy(), eta))
-        return orig(A, eta, **kwargs)
+        A0 = A.copy()
+        out = orig(A, eta, **kwargs)
+        seen.append(keep(A0, eta, out))
+        return out
 
     dg._rank_prox = record
     try:
@@ -122,6 +132,14 @@ def spectrum(X, m, iters=(1, 5, 10, 20)):
             dg.DGUFS(n_features_to_select=m, random_state=0).fit(X)
     finally:
         dg._rank_prox = orig
+    return seen
+
+
+def spectrum(X, m, iters=(1, 5, 10, 20)):
+    """Time three eigensolvers on the L-step inputs T of one fit (see the module docstring)."""
+    from scipy.sparse.linalg import eigsh
+
+    seen = recorded_l_steps(X, m, lambda A, eta, out: (A.copy(), eta))
     for it in iters:
         if it >= len(seen):
             break
@@ -145,6 +163,30 @@ def spectrum(X, m, iters=(1, 5, 10, 20)):
               f"eigsh {t_arp:.3f} s")
 
 
+def drift(X, m):
+    """Per L-step of one fit: rank, gap at the threshold, eigenvector drift (module docstring)."""
+    seen = recorded_l_steps(X, m, lambda A, eta, out: (
+        linalg.eigvalsh(0.5 * (A + A.T), check_finite=False), np.sqrt(eta), out[1].copy()))
+    prev = None
+    for it, (w, thr, V) in enumerate(seen):
+        above, below = w[w > thr], w[w <= thr]
+        gap = (above[0] if above.size else np.nan) - (below[-1] if below.size else np.nan)
+        line = (f"   L-step {it + 1:2d}: threshold {thr:.3f}, rank {V.shape[1]:4d}, gap at the "
+                f"threshold {gap:.4f}, spectrum [{w[0]:.1f}, {w[-1]:.1f}]")
+        if prev is not None and V.shape[1]:
+            out = np.linalg.norm(V - prev @ (prev.T @ V), axis=0)
+            line += f", outside the previous span: median {np.median(out):.2f}, max {out.max():.2f}"
+        print(line)
+        prev = V
+    n = X.shape[0]
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((n, n))
+    A = A @ A.T + n * np.eye(n)
+    t = time.process_time()
+    linalg.cholesky(A, check_finite=False)
+    print(f"   Cholesky of one {n} x {n} matrix: {time.process_time() - t:.3f} s")
+
+
 def pick(counts, which):
     if which == "all":
         return list(counts)
@@ -160,6 +202,7 @@ def main(argv=None):
     ap.add_argument("--max-iter", type=int, default=None)
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--spectrum", action="store_true")
+    ap.add_argument("--drift", action="store_true")
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
     info = leaderboard_datasets()
@@ -170,7 +213,7 @@ def main(argv=None):
         n, d = X.shape
         counts = info[name]["counts"]
         floor = eigvalsh_floor(n) if n <= 5000 else None
-        print(f"== {name}: n={n} d={d}, {len(counts)} counts {counts}")
+        print(f"== {name}: n={n} d={d}, {len(counts)} counts {counts}, load {os.getloadavg()}")
         if floor is not None:
             print(f"   eigvalsh({n} x {n}) {floor:.3f} s; cell lower bound "
                   f"{len(counts)} x 21 x {floor:.3f} = {len(counts) * 21 * floor:.1f} s")
@@ -179,6 +222,8 @@ def main(argv=None):
             continue
         if args.spectrum:
             spectrum(X, counts[0])
+        if args.drift:
+            drift(X, counts[len(counts) // 2])
         per = []
         with StageTimer() as timer:
             for i, k in enumerate(pick(counts, args.which)):
@@ -203,12 +248,13 @@ def main(argv=None):
                 rows.append(row)
                 per.append(cpu)
                 print(f"   m={k:4d} iters {est.n_iter_:3d} cpu {cpu:7.2f} s "
-                      f"({cpu / est.n_iter_:.3f} s/iter) rank {timer.ranks[-1]:4d} split {split}")
+                      f"({cpu / est.n_iter_:.3f} s/iter) rank {timer.ranks[-1]:4d} split {split} "
+                      f"load {os.getloadavg()[0]:.2f}")
                 if prof is not None:
                     pstats.Stats(prof).sort_stats("tottime").print_stats(8)
         if args.max_iter is None:
             print(f"   cell estimate {len(counts)} x mean {np.mean(per):.2f} = "
-                  f"{len(counts) * np.mean(per):.1f} s")
+                  f"{len(counts) * np.mean(per):.1f} s (load {os.getloadavg()})")
     if args.json is not None:
         args.json.write_text(json.dumps(rows, indent=1))
 

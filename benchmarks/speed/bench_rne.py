@@ -18,13 +18,28 @@ BLAS thread::
         [--max-iter 50] [--skip-old]
 
 ``--n-features 512`` is the library default on COIL20 (half of d).
+
+``--leaderboard`` instead profiles the leaderboard's fit of each data set named by
+``--dataset`` (comma-separated): ``fit_rankings(X, counts)`` with the counts of
+``benchmarks/results/leaderboard/summary.json``, ``random_state=0``, for ``--max-iter``
+outer iterations. It prints the CPU time, the share of the products (the flops of
+``rne_leaderboard_cost.py``: ``4 d^2 m + 3 d m^2`` a step, ``2 d^2 m + 4 n d m + 3 d m^2``
+when n < d / 2) and the rate they reach, a cProfile table, and the load average::
+
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 UFSEL_DATA=/work/shared/data PYTHONPATH=src \\
+        python benchmarks/speed/bench_rne.py --leaderboard --dataset jaffe,pie --max-iter 2
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import os
+import pstats
+import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 
@@ -32,6 +47,7 @@ from ufsel import RNE
 from ufsel.datasets import load_dataset
 from ufsel.graph import lle_weights
 from ufsel.linalg import multiplicative_update, pos_neg_parts, soft_threshold
+from ufsel.selectors.adaptive_graph import _rne as rne_module  # private: BLAS call timers
 
 
 def old_fit(X, m, *, n_neighbors=5, alpha=1e3, max_iter=50, n_inner=30, random_state=0):
@@ -73,6 +89,59 @@ def old_fit(X, m, *, n_neighbors=5, alpha=1e3, max_iter=50, n_inner=30, random_s
     return H, np.asarray(objective)
 
 
+def leaderboard_profile(names, max_iter, random_state, top=12):
+    """Profile the leaderboard's RNE fit on each data set (see the module docstring)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: _harness
+    from _harness import leaderboard_datasets
+
+    info = leaderboard_datasets()
+    for name in names:
+        X = load_dataset(info[name]["name"]).data
+        X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float64)
+        n, d = X.shape
+        counts = info[name]["counts"]
+        est = RNE(max_iter=max_iter, random_state=random_state)
+        n_inner = est.n_inner
+        sm, sm2 = sum(counts), sum(k * k for k in counts)
+        per_step = (2 * d * d * sm + 4 * n * d * sm if 2 * n < d else 4 * d * d * sm) + 3 * d * sm2
+        flops = per_step * n_inner * max_iter
+        prof = cProfile.Profile()
+        load0 = os.getloadavg()[0]
+        blas = {f: getattr(rne_module, f) for f in ("dgemm", "dsyrk", "dsymm")}
+        spent = [0.0]
+
+        def timed(f, spent=spent):
+            def call(*a, **kw):
+                t = time.process_time()
+                out = f(*a, **kw)
+                spent[0] += time.process_time() - t
+                return out
+            return call
+
+        for f, g in blas.items():  # the BLAS wrappers are invisible to cProfile
+            setattr(rne_module, f, timed(g))
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                t0 = time.process_time()
+                prof.enable()
+                est.fit_rankings(X, counts)
+                prof.disable()
+                cpu = time.process_time() - t0
+        finally:
+            for f, g in blas.items():
+                setattr(rne_module, f, g)
+        st = pstats.Stats(prof)
+        gemm = spent[0]
+        full = cpu * 50 / max_iter
+        print(f"== {name}: n={n} d={d}, {len(counts)} counts (sum {sm}), {max_iter} of 50 outer "
+              f"iterations: cpu {cpu:.2f} s (load {load0:.2f} -> {os.getloadavg()[0]:.2f}); "
+              f"inner-step BLAS products {gemm:.2f} s = {100 * gemm / cpu:.0f} %, {flops / 1e9:.1f} GFLOP at "
+              f"{flops / max(gemm, 1e-9) / 1e9:.1f} GFLOP/s; the whole fit about {full:.0f} s",
+              flush=True)
+        st.sort_stats("tottime").print_stats(top)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--dataset", default="coil20")
@@ -80,7 +149,12 @@ def main(argv=None):
     p.add_argument("--max-iter", type=int, default=50)
     p.add_argument("--random-state", type=int, default=0)
     p.add_argument("--skip-old", action="store_true", help="time ufsel.RNE only")
+    p.add_argument("--leaderboard", action="store_true",
+                   help="profile the leaderboard's fit_rankings on --dataset (comma-separated)")
     args = p.parse_args(argv)
+    if args.leaderboard:
+        leaderboard_profile(args.dataset.split(","), args.max_iter, args.random_state)
+        return
 
     X = np.asarray(load_dataset(args.dataset).data, dtype=np.float64)
     print(f"{args.dataset}: n={X.shape[0]}, d={X.shape[1]}, max_iter={args.max_iter}")
