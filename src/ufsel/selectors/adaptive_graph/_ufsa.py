@@ -12,9 +12,11 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..._iterate import ObjectiveTracker, warn_steps_not_converged
 from ...base import BaseSelector
 from ...graph import (
+    N_ANCHORS,
     adaptive_neighbors,
     can_weights,
     knn_graph,
+    resolve_graph,
     sorted_candidate_distances,
     two_hop_candidates,
 )
@@ -23,6 +25,7 @@ from ...linalg import column_mean_var, l2p_norm, l2p_reweight
 from ...utils import threads_for
 from ...utils._deprecation import renamed_attribute
 from ...utils._memory import embedding_term, gram_term
+from ._ufsa_anchor import fit_anchor
 from ._ufsa_wstep import SOLVERS, WStepSolver, resolve_solver, row_space_basis
 
 __all__ = ["UFSA", "ufsa_objective"]
@@ -151,8 +154,17 @@ class UFSA(BaseSelector):
         rank of ``H X`` (at most n - 1), with ``solver`` ``"auto"``,
         ``"dense"`` or ``"cholesky"``. On data whose centred columns are
         linearly independent (d < n, as a rule) the two are the same problem.
+    graph : {"auto", "paper", "anchor"}, default="auto"
+        ``"paper"``: the adaptive graph among the samples (n x n). ``"anchor"``:
+        an adaptive bipartite graph between the samples and ``n_anchors``
+        anchors, linear in the number of samples (see Notes). ``"auto"`` is
+        ``"anchor"`` for dense X from ``ufsel.graph.ANCHOR_GRAPH_MIN_SAMPLES``
+        samples and ``"paper"`` below (:func:`ufsel.graph.resolve_graph`).
+    n_anchors : int, default=1000
+        Number of anchors m of the anchor form.
     random_state : int, RandomState or None, default=None
-        Seeds the random initial F (W starts from it, see step 1).
+        Seeds the random initial F (W starts from it, see step 1) and the
+        anchors.
     {verbose}
 
     Attributes
@@ -334,6 +346,8 @@ class UFSA(BaseSelector):
         "solver": [StrOptions({"auto", *SOLVERS})],
         "s_step": [StrOptions({"auto", "exact", "two_hop"})],
         "w_space": [StrOptions({"full", "row_space"})],
+        "graph": [StrOptions({"auto", "paper", "anchor"})],
+        "n_anchors": [Interval(Integral, 2, None, closed="left")],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
@@ -341,7 +355,8 @@ class UFSA(BaseSelector):
     def __init__(self, n_features_to_select=None, *, n_clusters=5, alpha=1.0, gamma=1.0,
                  n_neighbors=15, standardize=True, lambda_update="adaptive", eps=1e-10,
                  max_iter=300, tol=1e-4, w_tol=1e-11, w_max_iter=1000, solver="auto",
-                 s_step="auto", w_space="full", random_state=None, verbose=0):
+                 s_step="auto", w_space="full", graph="auto", n_anchors=N_ANCHORS,
+                 random_state=None, verbose=0):
         super().__init__(n_features_to_select=n_features_to_select)
         self.n_clusters = n_clusters
         self.alpha = alpha
@@ -357,6 +372,8 @@ class UFSA(BaseSelector):
         self.solver = solver
         self.s_step = s_step
         self.w_space = w_space
+        self.graph = graph
+        self.n_anchors = n_anchors
         self.random_state = random_state
         self.verbose = verbose
 
@@ -410,6 +427,8 @@ class UFSA(BaseSelector):
     def _fit(self, X):
         n, d = X.shape
         self._check(n, d)
+        if resolve_graph(self.graph, X, neighbor_graphs=("paper",)) == "anchor":
+            return fit_anchor(self, X)
         # the base runs a fit under the thread policy: one thread for a small problem
         return self._fit_iterations(X, serial=threads_for(self._problem_size(X)) == 1)
 
