@@ -18,8 +18,10 @@ from ...linalg import l2p_norm, l2p_reweight, polar_factor, project_simplex, sti
 
 __all__ = ["ufsa_anchor_objective", "anchor_s_step", "fit_anchor"]
 
-#: Rows per block of the distances to the anchors.
-_BLOCK_ROWS = 8192
+#: Rows per block of the distances to the anchors (a block's distances stay in cache).
+_BLOCK_ROWS = 2048
+#: Candidates beyond the t nearest kept by the single-precision screening.
+_SCREEN_MARGIN = 4
 #: A k-d tree over the projected anchors up to this many coordinates, blocks of
 #: distances above.
 _KD_TREE_MAX_DIM = 8
@@ -31,25 +33,32 @@ def _row_dot(A, B):
 
 def _nearest(P, Q, t):
     """For each row of P, its t nearest rows of Q: ``(squared distances, indices)``, both
-    (n, t), ascending, computed from differences, equal distances ordered by index."""
+    (n, t), ascending, computed from differences, equal distances ordered by index.
+
+    A k-d tree in few dimensions; above, the candidates are screened by single-precision
+    distances (the t + 4 nearest), then ranked by their exact distances."""
     n, t = P.shape[0], min(t, Q.shape[0])
     if P.shape[1] <= _KD_TREE_MAX_DIM:
         _, ind = cKDTree(Q).query(P, k=t)
         ind = ind.reshape(n, t)
     else:
-        qn = _row_dot(Q, Q)
+        t_screen = min(t + _SCREEN_MARGIN, Q.shape[0])
+        Q32 = Q.astype(np.float32)
+        qn = _row_dot(Q32, Q32)
         parts = []
         for a in range(0, n, _BLOCK_ROWS):
-            Pb = P[a:a + _BLOCK_ROWS]
-            d2 = qn[None, :] - 2.0 * (Pb @ Q.T)  # + ||p||^2, the same for the row
-            parts.append(np.argpartition(d2, t - 1, axis=1)[:, :t] if t < Q.shape[0]
-                         else np.broadcast_to(np.arange(t), d2.shape).copy())
+            Pb = np.asarray(P[a:a + _BLOCK_ROWS], dtype=np.float32)
+            d2 = qn[None, :] - 2.0 * (Pb @ Q32.T)  # + ||p||^2, the same for the row
+            # (a copy: a view would keep the block's whole argpartition alive)
+            parts.append(np.argpartition(d2, t_screen - 1, axis=1)[:, :t_screen].copy()
+                         if t_screen < Q.shape[0]
+                         else np.broadcast_to(np.arange(t_screen), d2.shape).copy())
         ind = np.concatenate(parts)
-    d2 = np.empty((n, t))
+    d2 = np.empty(ind.shape)
     for a in range(0, n, _BLOCK_ROWS):
         diff = P[a:a + _BLOCK_ROWS, None, :] - Q[ind[a:a + _BLOCK_ROWS]]
         d2[a:a + _BLOCK_ROWS] = np.einsum("ijk,ijk->ij", diff, diff)
-    order = np.lexsort((ind, d2), axis=1)
+    order = np.lexsort((ind, d2), axis=1)[:, :t]
     rows = np.arange(n)[:, None]
     return d2[rows, order], ind[rows, order]
 
@@ -119,9 +128,12 @@ def ufsa_anchor_objective(X, W, b, F, anchors, S, lambdas, alpha, gamma, eps=1e-
     Z = np.asarray(X @ W)
     V = anchors @ W
     S = sparse.csr_matrix(S)
-    rows = np.repeat(np.arange(S.shape[0]), np.diff(S.indptr))
-    diff = Z[rows] - V[S.indices]
-    graph = float(np.dot(S.data, _row_dot(diff, diff)))
+    graph = 0.0
+    for a in range(0, S.shape[0], _BLOCK_ROWS):  # by blocks: n k c differences in all
+        Sb = S[a:a + _BLOCK_ROWS]
+        rows = np.repeat(np.arange(Sb.shape[0]), np.diff(Sb.indptr))
+        diff = Z[a:a + _BLOCK_ROWS][rows] - V[Sb.indices]
+        graph += float(np.dot(Sb.data, _row_dot(diff, diff)))
     sq = np.asarray(S.multiply(S).sum(axis=1)).ravel()
     smooth = float(np.dot(np.broadcast_to(lambdas, sq.shape), sq))
     R = Z + b[None, :] - F
