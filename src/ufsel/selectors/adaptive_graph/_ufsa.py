@@ -12,6 +12,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..._iterate import ObjectiveTracker, warn_steps_not_converged
 from ...base import BaseSelector
 from ...graph import (
+    ANCHOR_GRAPH_MIN_SAMPLES,
     N_ANCHORS,
     adaptive_neighbors,
     can_weights,
@@ -25,7 +26,7 @@ from ...linalg import column_mean_var, l2p_norm, l2p_reweight
 from ...utils import threads_for
 from ...utils._deprecation import renamed_attribute
 from ...utils._memory import embedding_term, gram_term
-from ._ufsa_anchor import fit_anchor
+from ._ufsa_anchor import anchor_memory_terms, fit_anchor
 from ._ufsa_wstep import SOLVERS, WStepSolver, resolve_solver, row_space_basis
 
 __all__ = ["UFSA", "ufsa_objective"]
@@ -179,7 +180,11 @@ class UFSA(BaseSelector):
     labels_matrix_ : ndarray of shape (n_samples, n_clusters)
         F, in [0, 1].
     similarity_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
-        S, rows on the simplex.
+        S, rows on the simplex; of shape (n_samples, n_anchors) in the anchor
+        form.
+    anchors_ : ndarray of shape (n_anchors, n_features)
+        The anchors ``u_j`` (in the scaled feature space), in the anchor form
+        only.
     lambdas_ : ndarray of shape (n_samples,)
         The per-point lambda_i.
     feature_scale_ : ndarray of shape (n_features,)
@@ -196,7 +201,8 @@ class UFSA(BaseSelector):
         ``"dense"``, ``"cholesky"``, ``"pushthrough"`` or ``"operator"``, the
         solver used.
     s_step_ : str
-        ``"exact"`` or ``"two_hop"``, the S-step used.
+        ``"exact"``, ``"two_hop"`` or ``"anchor"`` (the anchor form), the
+        S-step used.
     {selector_attributes}
 
     See Also
@@ -276,6 +282,34 @@ class UFSA(BaseSelector):
       :func:`ufsel.graph.two_hop_candidates`). The current support is among the
       candidates, so Eq. (7) still never increases; a point outside the two-hop
       neighbourhood enters over several iterations instead of one.
+
+    **Anchor form** (``graph="anchor"``, and ``"auto"`` from
+    ``ANCHOR_GRAPH_MIN_SAMPLES`` samples). S becomes a bipartite graph between the
+    samples and m anchors ``u_j`` (the k-means landmarks of
+    :func:`ufsel.graph.anchor_landmarks` on a seeded row sample of the scaled data,
+    kept fixed), and Eq. (7) becomes::
+
+        sum_ij ( ||W^T x_i - W^T u_j||^2 s_ij + lambda_i s_ij^2 )
+        + alpha sum_i ||W^T x_i + b - f_i||^2 + gamma ||W||_{2,1}
+
+    with each row ``s_i`` on the simplex over the m anchors. Exact: every step
+    minimises this objective in its block as in the paper's form: the S-step is
+    Eq. (19) over all m anchors (CAN's closed form on each sample's k + 1 nearest
+    projected anchors, or the projection onto the simplex with fixed ``lambda_i``),
+    the W-step uses the d x d matrix
+    ``X^T X + U^T diag(S^T 1) U - X^T S U - U^T S^T X`` of the graph term, and the
+    b- and F-steps are unchanged. Approximated: a sample's neighbours are anchors,
+    not other samples, so the graph ties each projected sample to the projections
+    of a few local means rather than of its nearest samples; the anchors do not
+    move with W. The initial S is CAN on the nearest anchors in the scaled
+    input space, F starts at random and W at the polar factor of ``X^T H F``, as in
+    the paper's form. Why: the paper's S-step needs every projected sample's nearest
+    samples and its W-step ``X^T L_S X`` over an n x n graph; here an iteration costs
+    O(n d c + n m c + n k d + d^3), linear in n, and nothing n x n is formed (the
+    nearest anchors are screened in single precision, then ranked by exact
+    distances). ``objective_`` is this objective (non-increasing with
+    ``lambda_update="fixed"``); ``solver`` and ``s_step`` do not apply (the W-step
+    is solved in A's eigenbasis).
 
     **Cost.** The k-NN searches are on the c-dimensional projections, by a k-d tree
     up to 6 coordinates (O(n log n) per S-step) and by
@@ -383,6 +417,9 @@ class UFSA(BaseSelector):
         return tags
 
     def _memory_terms(self, shape):
+        if self.graph == "anchor" or (self.graph == "auto" and not shape.sparse
+                                      and shape.n >= ANCHOR_GRAPH_MIN_SAMPLES):
+            return anchor_memory_terms(self, shape)
         return {**super()._memory_terms(shape), **gram_term(shape.d, 3),
                 **knn_terms(shape, self.n_neighbors), **embedding_term(shape.n, self.n_clusters)}
 

@@ -14,9 +14,12 @@ from sklearn.utils import check_random_state
 
 from ..._iterate import ObjectiveTracker, warn_steps_not_converged
 from ...graph import anchor_landmarks, can_weights
+from ...base import BaseSelector
+from ...graph._memory import anchor_terms
+from ...utils._memory import _F8
 from ...linalg import l2p_norm, l2p_reweight, polar_factor, project_simplex, stiefel_quadratic
 
-__all__ = ["ufsa_anchor_objective", "anchor_s_step", "fit_anchor"]
+__all__ = ["ufsa_anchor_objective", "anchor_s_step", "fit_anchor", "anchor_memory_terms"]
 
 #: Rows per block of the distances to the anchors (a block's distances stay in cache).
 _BLOCK_ROWS = 2048
@@ -138,6 +141,19 @@ def ufsa_anchor_objective(X, W, b, F, anchors, S, lambdas, alpha, gamma, eps=1e-
     smooth = float(np.dot(np.broadcast_to(lambdas, sq.shape), sq))
     R = Z + b[None, :] - F
     return graph + smooth + alpha * float(np.sum(R * R)) + gamma * l2p_norm(W, 1.0, eps)
+
+
+def anchor_memory_terms(est, shape):
+    """The memory cost terms of the anchor form: the scaled copy of X, the landmarks'
+    k-means, each sample's k + 1 anchors, a few n x c blocks and d x d matrices."""
+    n, d, c, k = shape.n, shape.d, est.n_clusters, est.n_neighbors
+    m = min(est.n_anchors, n)
+    return {**BaseSelector._memory_terms(est, shape), **anchor_terms(shape, m, k + 1),
+            "the scaled copy of X": n * d * _F8,
+            f"the {n} x {c} projections, labels and their updates": 6 * n * c * _F8,
+            f"the {n} x {k + 1 + 4} nearest anchors and weights": 4 * n * (k + 5) * _F8,
+            "the distances of one block of rows to the anchors": 3 * _BLOCK_ROWS * m * _F8,
+            f"a {d} x {d} W-step matrix and its eigenvectors": 6 * d * d * _F8}
 
 
 def graph_matrix(XtX, anchors, S, StX):
