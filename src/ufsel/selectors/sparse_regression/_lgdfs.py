@@ -377,6 +377,8 @@ class LGDFS(BaseSelector):
         Equal to ``feature_weights_``.
     embedding_ : ndarray of shape (n_samples, n_clusters)
         Y of the last iteration.
+    anchor_embedding_ : ndarray of shape (n_anchors, n_clusters)
+        The anchor form's coefficients C (``Y = Z C``); in the anchor form only.
     objective_ : ndarray of shape (`n_iter_`,)
         Objective value after each iteration (see Notes).
     {n_iter_}
@@ -434,6 +436,31 @@ class LGDFS(BaseSelector):
       each step decreases Eq. (8); recomputing the neighbourhoods can increase it, as
       the paper accepts. Iterations stop when its relative change falls below ``tol``
       (the paper gives no criterion).
+
+    **Anchor form** (``graph="anchor"``, and ``"auto"`` from
+    ``ANCHOR_GRAPH_MIN_SAMPLES`` samples). Y is restricted to the span of the anchor
+    graph ``Z`` (n x m, each row the kernel weights of a sample's ``n_neighbors``
+    nearest of m k-means anchors, :func:`ufsel.graph.anchor_graph`): ``Y = Z C``, as
+    in landmark-based spectral clustering. Exact, for such Y: the constraints
+    (``C^T Z^T Z C = I``, ``1^T Z C = 0``), the global term
+    ``tr(Y^T L_g Y) = tr(C^T M_g C)`` with
+    ``M_g = (HZ)^T HZ - Q^T (lambda I + G)^{-1} Q``, ``Q = diag(sqrt z) X^T H Z``,
+    ``G = diag(sqrt z) X^T H X diag(sqrt z)`` (Woodbury), and the global regression
+    of Eq. (12) and its norms, all from ``X^T X``, ``Z^T X`` and ``Z^T Z``, reduced
+    once. Approximated: the local term is that of the regions (Eq. 10, recomputed in
+    every iteration) of r = 2 m rows sampled once (seeded), each region's points the
+    sampled row and its nearest sampled rows, weighted by n / r so that they stand for
+    the n regions of the paper: ``(n / r) tr(Y_r^T L_r Y_r)`` with ``Y_r = Z_r C``,
+    and the same weighting of the local regressions in the z-step. Regions built on
+    the anchors themselves (k-means centres, whose noise is averaged out) were tried
+    and mis-ranked the planted features, so the local regressions keep real samples.
+    The Y-step is a dense generalized m x m eigenproblem (exact in the span of Z);
+    the z-step is Eq. (14). ``objective_`` records Eq. (9) of this form. Why: the
+    paper's form needs each sample's neighbours (a search that grows faster than n)
+    and n x n Laplacians; here, after the anchor graph (k-means on a row sample and
+    ``n m d`` flops), an iteration costs O(r k d + m^2 d + m d^2 + d^3 + m^3),
+    independent of n. The anchor graph is built in the unweighted metric and not
+    rebuilt as z changes.
 
     Each iteration costs a k-NN search, n k x k solves, an O(n d^2 + d^3) Woodbury
     factorisation (O(n^2 d + n^3) when d > n), a partial eigensolver with
