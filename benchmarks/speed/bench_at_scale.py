@@ -53,7 +53,7 @@ SEED_METHODS = ["mcfs", "laplacianscore", "spcafs", "ufsa", "rsfs", "lgdfs"]
 MNIST70K_PARAMS = {**BENCH_PARAMS, "ufsa": {**BENCH_PARAMS["ufsa"], "max_iter": 20}}
 
 MILLION_METHODS = ["maxvariance", "pivotedqr", "laplacianscore", "spec", "mcfs", "spcafs",
-                   "rsfs", "lgdfs"]
+                   "rsfs", "lgdfs", "ufsa"]
 #: make_planted's ten clusters; the graph methods at their default neighbour search
 #: (approximate from APPROX_NEIGHBORS_MIN_SAMPLES rows when faiss or pynndescent is
 #: installed).
@@ -64,6 +64,7 @@ MILLION_PARAMS = {
     "spcafs": {"n_components": 9, "random_state": 0},
     "rsfs": {"n_clusters": 10, "random_state": 0},
     "lgdfs": {"n_clusters": 10, "random_state": 0},
+    "ufsa": {"n_clusters": 10, "random_state": 0},
 }
 #: CPU-second budgets of the million-row goals: 5 (LGDFS, UFSA: 15) minutes on 2 cores.
 MILLION_CPU_BUDGET = {"lgdfs": 1800, "ufsa": 1800}

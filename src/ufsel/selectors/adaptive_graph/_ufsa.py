@@ -12,9 +12,12 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ..._iterate import ObjectiveTracker, warn_steps_not_converged
 from ...base import BaseSelector
 from ...graph import (
+    ANCHOR_GRAPH_MIN_SAMPLES,
+    N_ANCHORS,
     adaptive_neighbors,
     can_weights,
     knn_graph,
+    resolve_graph,
     sorted_candidate_distances,
     two_hop_candidates,
 )
@@ -23,6 +26,7 @@ from ...linalg import column_mean_var, l2p_norm, l2p_reweight
 from ...utils import threads_for
 from ...utils._deprecation import renamed_attribute
 from ...utils._memory import embedding_term, gram_term
+from ._ufsa_anchor import anchor_memory_terms, fit_anchor
 from ._ufsa_wstep import SOLVERS, WStepSolver, resolve_solver, row_space_basis
 
 __all__ = ["UFSA", "ufsa_objective"]
@@ -151,8 +155,17 @@ class UFSA(BaseSelector):
         rank of ``H X`` (at most n - 1), with ``solver`` ``"auto"``,
         ``"dense"`` or ``"cholesky"``. On data whose centred columns are
         linearly independent (d < n, as a rule) the two are the same problem.
+    graph : {"auto", "paper", "anchor"}, default="auto"
+        ``"paper"``: the adaptive graph among the samples (n x n). ``"anchor"``:
+        an adaptive bipartite graph between the samples and ``n_anchors``
+        anchors, linear in the number of samples (see Notes). ``"auto"`` is
+        ``"anchor"`` for dense X from ``ufsel.graph.ANCHOR_GRAPH_MIN_SAMPLES``
+        samples and ``"paper"`` below (:func:`ufsel.graph.resolve_graph`).
+    n_anchors : int, default=1000
+        Number of anchors m of the anchor form.
     random_state : int, RandomState or None, default=None
-        Seeds the random initial F (W starts from it, see step 1).
+        Seeds the random initial F (W starts from it, see step 1) and the
+        anchors.
     {verbose}
 
     Attributes
@@ -167,7 +180,11 @@ class UFSA(BaseSelector):
     labels_matrix_ : ndarray of shape (n_samples, n_clusters)
         F, in [0, 1].
     similarity_ : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
-        S, rows on the simplex.
+        S, rows on the simplex; of shape (n_samples, n_anchors) in the anchor
+        form.
+    anchors_ : ndarray of shape (n_anchors, n_features)
+        The anchors ``u_j`` (in the scaled feature space), in the anchor form
+        only.
     lambdas_ : ndarray of shape (n_samples,)
         The per-point lambda_i.
     feature_scale_ : ndarray of shape (n_features,)
@@ -184,7 +201,8 @@ class UFSA(BaseSelector):
         ``"dense"``, ``"cholesky"``, ``"pushthrough"`` or ``"operator"``, the
         solver used.
     s_step_ : str
-        ``"exact"`` or ``"two_hop"``, the S-step used.
+        ``"exact"``, ``"two_hop"`` or ``"anchor"`` (the anchor form), the
+        S-step used.
     {selector_attributes}
 
     See Also
@@ -265,6 +283,34 @@ class UFSA(BaseSelector):
       candidates, so Eq. (7) still never increases; a point outside the two-hop
       neighbourhood enters over several iterations instead of one.
 
+    **Anchor form** (``graph="anchor"``, and ``"auto"`` from
+    ``ANCHOR_GRAPH_MIN_SAMPLES`` samples). S becomes a bipartite graph between the
+    samples and m anchors ``u_j`` (the k-means landmarks of
+    :func:`ufsel.graph.anchor_landmarks` on a seeded row sample of the scaled data,
+    kept fixed), and Eq. (7) becomes::
+
+        sum_ij ( ||W^T x_i - W^T u_j||^2 s_ij + lambda_i s_ij^2 )
+        + alpha sum_i ||W^T x_i + b - f_i||^2 + gamma ||W||_{2,1}
+
+    with each row ``s_i`` on the simplex over the m anchors. Exact: every step
+    minimises this objective in its block as in the paper's form: the S-step is
+    Eq. (19) over all m anchors (CAN's closed form on each sample's k + 1 nearest
+    projected anchors, or the projection onto the simplex with fixed ``lambda_i``),
+    the W-step uses the d x d matrix
+    ``X^T X + U^T diag(S^T 1) U - X^T S U - U^T S^T X`` of the graph term, and the
+    b- and F-steps are unchanged. Approximated: a sample's neighbours are anchors,
+    not other samples, so the graph ties each projected sample to the projections
+    of a few local means rather than of its nearest samples; the anchors do not
+    move with W. The initial S is CAN on the nearest anchors in the scaled
+    input space, F starts at random and W at the polar factor of ``X^T H F``, as in
+    the paper's form. Why: the paper's S-step needs every projected sample's nearest
+    samples and its W-step ``X^T L_S X`` over an n x n graph; here an iteration costs
+    O(n d c + n m c + n k d + d^3), linear in n, and nothing n x n is formed (the
+    nearest anchors are screened in single precision, then ranked by exact
+    distances). ``objective_`` is this objective (non-increasing with
+    ``lambda_update="fixed"``); ``solver`` and ``s_step`` do not apply (the W-step
+    is solved in A's eigenbasis).
+
     **Cost.** The k-NN searches are on the c-dimensional projections, by a k-d tree
     up to 6 coordinates (O(n log n) per S-step) and by
     all pairwise distances above; either way the neighbours are those of the exact
@@ -334,6 +380,8 @@ class UFSA(BaseSelector):
         "solver": [StrOptions({"auto", *SOLVERS})],
         "s_step": [StrOptions({"auto", "exact", "two_hop"})],
         "w_space": [StrOptions({"full", "row_space"})],
+        "graph": [StrOptions({"auto", "paper", "anchor"})],
+        "n_anchors": [Interval(Integral, 2, None, closed="left")],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
@@ -341,7 +389,8 @@ class UFSA(BaseSelector):
     def __init__(self, n_features_to_select=None, *, n_clusters=5, alpha=1.0, gamma=1.0,
                  n_neighbors=15, standardize=True, lambda_update="adaptive", eps=1e-10,
                  max_iter=300, tol=1e-4, w_tol=1e-11, w_max_iter=1000, solver="auto",
-                 s_step="auto", w_space="full", random_state=None, verbose=0):
+                 s_step="auto", w_space="full", graph="auto", n_anchors=N_ANCHORS,
+                 random_state=None, verbose=0):
         super().__init__(n_features_to_select=n_features_to_select)
         self.n_clusters = n_clusters
         self.alpha = alpha
@@ -357,6 +406,8 @@ class UFSA(BaseSelector):
         self.solver = solver
         self.s_step = s_step
         self.w_space = w_space
+        self.graph = graph
+        self.n_anchors = n_anchors
         self.random_state = random_state
         self.verbose = verbose
 
@@ -366,6 +417,9 @@ class UFSA(BaseSelector):
         return tags
 
     def _memory_terms(self, shape):
+        if self.graph == "anchor" or (self.graph == "auto" and not shape.sparse
+                                      and shape.n >= ANCHOR_GRAPH_MIN_SAMPLES):
+            return anchor_memory_terms(self, shape)
         return {**super()._memory_terms(shape), **gram_term(shape.d, 3),
                 **knn_terms(shape, self.n_neighbors), **embedding_term(shape.n, self.n_clusters)}
 
@@ -410,6 +464,8 @@ class UFSA(BaseSelector):
     def _fit(self, X):
         n, d = X.shape
         self._check(n, d)
+        if resolve_graph(self.graph, X, neighbor_graphs=("paper",)) == "anchor":
+            return fit_anchor(self, X)
         # the base runs a fit under the thread policy: one thread for a small problem
         return self._fit_iterations(X, serial=threads_for(self._problem_size(X)) == 1)
 

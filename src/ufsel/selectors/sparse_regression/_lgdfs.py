@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 from scipy import linalg
@@ -15,20 +15,33 @@ from sklearn.utils.extmath import randomized_svd
 from ..._iterate import CLUSTER_GRAPH_CONSTRAINTS, ITERATIVE_CONSTRAINTS, ObjectiveTracker
 from ...base import BaseSelector, NumericalError, densify
 from ...graph import (
+    ANCHOR_GRAPH_MIN_SAMPLES,
+    GRAPHS,
+    N_ANCHORS,
     NEIGHBORS_ALGORITHMS,
     global_discriminative_laplacian,
     local_centered_kernels,
     local_discriminative_laplacian,
     local_regions,
     refine_neighbors,
+    resolve_graph,
     resolve_neighbors_algorithm,
     row_chunks,
     scatter_local_blocks,
     weighted_knn_graph,
 )
-from ...graph._memory import eigen_terms, knn_terms
+from ...graph._memory import anchor_terms, eigen_terms, knn_terms
 from ...linalg import DENSE_EIGH_MAX, partial_eigh
-from ...utils._memory import dense_copy_term, densified, local_terms, ridge_term, square_term
+from ...utils._memory import (
+    dense_copy_term,
+    densified,
+    embedding_term,
+    gram_term,
+    local_terms,
+    ridge_term,
+    square_term,
+)
+from ._lgdfs_anchor import fit_anchor
 
 __all__ = [
     "LGDFS",
@@ -157,6 +170,76 @@ def _operator(n, matmat):
                                    rmatvec=lambda v: matmat(v).ravel(), dtype=np.float64)
 
 
+def local_regression_norms(X, Y, z, regions, lambda_local, *, local_blocks=None,
+                           region_weights=None):
+    """The local regressions of Eq. (12): ``sum_i w_i lambda_i ||(W_i)_j||^2`` and their fit.
+
+    The local half of :func:`lgdfs_regression_norms` (see there for the two ways
+    it is computed); ``region_weights`` (``w_i``, default all one) weighs each
+    region's regression, as LGDFS's anchor form weighs each anchor's region by
+    the number of samples it stands for.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_points, n_features)
+        The points the regions are drawn from.
+    Y : ndarray of shape (n_points, n_clusters)
+    z : ndarray of shape (n_features,)
+    regions : ndarray of shape (n_points, k)
+    lambda_local : float
+    local_blocks : ndarray of shape (n_points, k, k), optional
+        The blocks ``L_i`` of :func:`ufsel.graph.local_discriminative_laplacian`
+        (computed if None and needed).
+    region_weights : ndarray of shape (n_points,), optional
+        ``w_i``.
+
+    Returns
+    -------
+    wbar_sq : ndarray of shape (n_features,)
+        ``sum_i w_i lambda_i ||(W_i)_j||^2``.
+    fit : float
+        ``sum_i w_i lambda_i^2 ||R_i||^2``, ``R_i = (lambda_i I + K_i)^{-1} H_i Y_i``.
+    """
+    n, k = regions.shape
+    d, c = X.shape[1], Y.shape[1]
+    sqz = np.sqrt(z)
+    lam_l = lambda_local
+    if c > k:
+        if local_blocks is None:
+            _, local_blocks = local_discriminative_laplacian(X * sqz, regions, lam_l,
+                                                             return_blocks=True)
+        R = np.matmul(local_blocks, Y[regions]) / lam_l  # (n, k, c), columns centred
+        if region_weights is not None:
+            R *= np.sqrt(region_weights)[:, None, None]
+        P = np.matmul(R, R.transpose(0, 2, 1))  # R_i R_i^T, (n, k, k)
+        M = scatter_local_blocks(P, regions)
+        Xc = X - X.mean(axis=0)
+        wbar_sq = lam_l * z**2 * np.einsum("nd,nd->d", Xc, M @ Xc)
+        fit = lam_l**2 * float(np.sum(R * R))
+    else:  # region by region: O(n k d c) is at most the cost of the sparse form
+        Xz = X * sqz
+        acc = np.zeros(d)
+        fit = 0.0
+        eye = np.eye(k)
+        for sl in row_chunks(n, k, d):
+            G, K = local_centered_kernels(Xz, regions, sl)  # G_i = H_i X_i^T diag(sqrt z)
+            Yi = Y[regions[sl]]
+            Yi = Yi - Yi.mean(axis=1, keepdims=True)
+            K += lam_l * eye
+            R = np.linalg.solve(K, Yi)  # (m, k, c)
+            T = np.matmul(G.transpose(0, 2, 1), R)  # diag(sqrt z) X_i H_i R_i, (m, d, c)
+            if region_weights is None:
+                acc += np.einsum("mdc,mdc->d", T, T)
+                fit += float(np.sum(R * R))
+            else:
+                w = region_weights[sl]
+                acc += np.einsum("m,mdc,mdc->d", w, T, T)
+                fit += float(np.einsum("m,mkc,mkc->", w, R, R))
+        wbar_sq = lam_l * z * acc
+        fit *= lam_l**2
+    return wbar_sq, fit
+
+
 def lgdfs_regression_norms(X, Y, z, regions, alpha, lambda_global, lambda_local, *,
                            inverse=None, local_blocks=None):
     """The regressions of Eq. (12) and the per-feature norms ``||W_bar_j||^2`` of Eq. (14).
@@ -198,36 +281,11 @@ def lgdfs_regression_norms(X, Y, z, regions, alpha, lambda_global, lambda_local,
         biases), ``sum_i lambda_i^2 ||R_i||^2 + alpha lambda^2 ||R||^2``
         where ``R_i = (lambda_i I + K_i)^{-1} H_i Y_i``.
     """
-    n, k = regions.shape
-    d, c = X.shape[1], Y.shape[1]
+    wbar_sq, fit = local_regression_norms(X, Y, z, regions, lambda_local,
+                                          local_blocks=local_blocks)
+    lam_g = lambda_global
     sqz = np.sqrt(z)
-    lam_l, lam_g = lambda_local, lambda_global
     Xc = X - X.mean(axis=0)
-    if c > k:
-        if local_blocks is None:
-            _, local_blocks = local_discriminative_laplacian(X * sqz, regions, lam_l,
-                                                             return_blocks=True)
-        R = np.matmul(local_blocks, Y[regions]) / lam_l  # (n, k, c), columns centred
-        P = np.matmul(R, R.transpose(0, 2, 1))  # R_i R_i^T, (n, k, k)
-        M = scatter_local_blocks(P, regions)
-        wbar_sq = lam_l * z**2 * np.einsum("nd,nd->d", Xc, M @ Xc)
-        fit = lam_l**2 * float(np.sum(R * R))
-    else:  # region by region: O(n k d c) is at most the cost of the sparse form
-        Xz = X * sqz
-        acc = np.zeros(d)
-        fit = 0.0
-        eye = np.eye(k)
-        for sl in row_chunks(n, k, d):
-            G, K = local_centered_kernels(Xz, regions, sl)  # G_i = H_i X_i^T diag(sqrt z)
-            Yi = Y[regions[sl]]
-            Yi = Yi - Yi.mean(axis=1, keepdims=True)
-            K += lam_l * eye
-            R = np.linalg.solve(K, Yi)  # (m, k, c)
-            T = np.matmul(G.transpose(0, 2, 1), R)  # diag(sqrt z) X_i H_i R_i, (m, d, c)
-            acc += np.einsum("mdc,mdc->d", T, T)
-            fit += float(np.sum(R * R))
-        wbar_sq = lam_l * z * acc
-        fit *= lam_l**2
     # Global model: R = (lam I + K)^{-1} H Y = (1/lam) (I + K/lam)^{-1} H Y.
     if inverse is None:
         _, _, inverse = global_discriminative_laplacian(X, z, lam_g, return_parts=True)
@@ -298,9 +356,17 @@ class LGDFS(BaseSelector):
         exact below ``ufsel.graph.APPROX_NEIGHBORS_MIN_SAMPLES`` samples (or
         with few features, or without an approximate backend) and approximate
         above (:func:`ufsel.graph.resolve_neighbors_algorithm`).
+    graph : {"auto", "knn", "anchor"}, default="auto"
+        ``"knn"``: the paper's form, a region around every sample.
+        ``"anchor"``: the anchor form (see Notes), linear in the number of
+        samples. ``"auto"`` is ``"anchor"`` from
+        ``ufsel.graph.ANCHOR_GRAPH_MIN_SAMPLES`` samples and ``"knn"`` below
+        (:func:`ufsel.graph.resolve_graph`).
+    n_anchors : int, default=1000
+        Number of anchors m of the anchor form.
     random_state : int, RandomState or None, default=None
-        Seeds the eigensolver's start vectors and the approximate neighbour
-        search.
+        Seeds the eigensolver's start vectors, the approximate neighbour
+        search and the anchors.
     {verbose}
 
     Attributes
@@ -311,6 +377,8 @@ class LGDFS(BaseSelector):
         Equal to ``feature_weights_``.
     embedding_ : ndarray of shape (n_samples, n_clusters)
         Y of the last iteration.
+    anchor_embedding_ : ndarray of shape (n_anchors, n_clusters)
+        The anchor form's coefficients C (``Y = Z C``); in the anchor form only.
     objective_ : ndarray of shape (`n_iter_`,)
         Objective value after each iteration (see Notes).
     {n_iter_}
@@ -369,6 +437,31 @@ class LGDFS(BaseSelector):
       the paper accepts. Iterations stop when its relative change falls below ``tol``
       (the paper gives no criterion).
 
+    **Anchor form** (``graph="anchor"``, and ``"auto"`` from
+    ``ANCHOR_GRAPH_MIN_SAMPLES`` samples). Y is restricted to the span of the anchor
+    graph ``Z`` (n x m, each row the kernel weights of a sample's ``n_neighbors``
+    nearest of m k-means anchors, :func:`ufsel.graph.anchor_graph`): ``Y = Z C``, as
+    in landmark-based spectral clustering. Exact, for such Y: the constraints
+    (``C^T Z^T Z C = I``, ``1^T Z C = 0``), the global term
+    ``tr(Y^T L_g Y) = tr(C^T M_g C)`` with
+    ``M_g = (HZ)^T HZ - Q^T (lambda I + G)^{-1} Q``, ``Q = diag(sqrt z) X^T H Z``,
+    ``G = diag(sqrt z) X^T H X diag(sqrt z)`` (Woodbury), and the global regression
+    of Eq. (12) and its norms, all from ``X^T X``, ``Z^T X`` and ``Z^T Z``, reduced
+    once. Approximated: the local term is that of the regions (Eq. 10, recomputed in
+    every iteration) of r = 2 m rows sampled once (seeded), each region's points the
+    sampled row and its nearest sampled rows, weighted by n / r so that they stand for
+    the n regions of the paper: ``(n / r) tr(Y_r^T L_r Y_r)`` with ``Y_r = Z_r C``,
+    and the same weighting of the local regressions in the z-step. Regions built on
+    the anchors themselves (k-means centres, whose noise is averaged out) were tried
+    and mis-ranked the planted features, so the local regressions keep real samples.
+    The Y-step is a dense generalized m x m eigenproblem (exact in the span of Z);
+    the z-step is Eq. (14). ``objective_`` records Eq. (9) of this form. Why: the
+    paper's form needs each sample's neighbours (a search that grows faster than n)
+    and n x n Laplacians; here, after the anchor graph (k-means on a row sample and
+    ``n m d`` flops), an iteration costs O(r k d + m^2 d + m d^2 + d^3 + m^3),
+    independent of n. The anchor graph is built in the unweighted metric and not
+    rebuilt as z changes.
+
     Each iteration costs a k-NN search, n k x k solves, an O(n d^2 + d^3) Woodbury
     factorisation (O(n^2 d + n^3) when d > n), a partial eigensolver with
     O(nnz(L_l) + n d) per product and O(n k d min(c, k) + n d c) for the
@@ -413,11 +506,14 @@ class LGDFS(BaseSelector):
         "lambda_local": [Interval(Real, 0, None, closed="neither")],
         "eigen_solver": [StrOptions({"auto", "dense", "arpack", "lobpcg"})],
         "neighbors_algorithm": [StrOptions(set(NEIGHBORS_ALGORITHMS))],
+        "graph": [StrOptions(set(GRAPHS))],
+        "n_anchors": [Interval(Integral, 2, None, closed="left")],
     }
 
     def __init__(self, n_features_to_select=None, *, n_clusters=5, alpha=1.0, lambda_global=1.0,
                  lambda_local=1.0, n_neighbors=5, max_iter=30, tol=1e-3, eigen_solver="auto",
-                 neighbors_algorithm="auto", random_state=None, verbose=0):
+                 neighbors_algorithm="auto", graph="auto", n_anchors=N_ANCHORS, random_state=None,
+                 verbose=0):
         super().__init__(n_features_to_select=n_features_to_select)
         self.n_clusters = n_clusters
         self.alpha = alpha
@@ -428,11 +524,19 @@ class LGDFS(BaseSelector):
         self.tol = tol
         self.eigen_solver = eigen_solver
         self.neighbors_algorithm = neighbors_algorithm
+        self.graph = graph
+        self.n_anchors = n_anchors
         self.random_state = random_state
         self.verbose = verbose
 
     def _memory_terms(self, shape):
         n = shape.n
+        if self.graph == "anchor" or (self.graph == "auto" and n >= ANCHOR_GRAPH_MIN_SAMPLES):
+            m = min(self.n_anchors, n)  # the dense copy, the anchor graph, m x m and d x d
+            return {**super()._memory_terms(shape), **dense_copy_term(shape),
+                    **anchor_terms(densified(shape), self.n_anchors, self.n_neighbors),
+                    **gram_term(shape.d, 4), **gram_term(m, 8, "anchor matrix"),
+                    **embedding_term(n, self.n_clusters, 2)}
         terms = {**super()._memory_terms(shape), **dense_copy_term(shape),
                  **knn_terms(densified(shape), self.n_neighbors, weight=None), **local_terms(shape, self.n_neighbors),
                  **ridge_term(shape, 3)}
@@ -446,6 +550,18 @@ class LGDFS(BaseSelector):
         rng = self._start_fit(X)
         alpha, lam_g, lam_l = self.alpha, self.lambda_global, self.lambda_local
 
+        tracker = ObjectiveTracker(
+            name, self.max_iter, self.tol,
+            hint=f"lambda_global (got {lam_g}) / lambda_local (got {lam_l})", verbose=self.verbose)
+        if resolve_graph(self.graph, X) == "anchor":
+            z, self.embedding_, self.anchor_embedding_ = fit_anchor(
+                X, n_clusters=self.n_clusters, alpha=alpha, lambda_global=lam_g,
+                lambda_local=lam_l, n_neighbors=self.n_neighbors, n_anchors=self.n_anchors,
+                max_iter=self.max_iter, tracker=tracker, random_state=rng)
+            self.feature_weights_ = z
+            self.objective_ = tracker.finish()
+            self.n_iter_ = tracker.n_iter
+            return z
         z = np.full(d, 1.0 / d)
         ind = None
         Y = None
@@ -458,9 +574,6 @@ class LGDFS(BaseSelector):
             U, sv, _ = randomized_svd(X - X.mean(axis=0), min(self.n_clusters, d),
                                       random_state=rng)
             Y = U * sv
-        tracker = ObjectiveTracker(
-            name, self.max_iter, self.tol,
-            hint=f"lambda_global (got {lam_g}) / lambda_local (got {lam_l})", verbose=self.verbose)
         approximate = resolve_neighbors_algorithm(self.neighbors_algorithm, X) == "approximate"
         for _ in range(self.max_iter):
             if approximate and ind is not None:  # warm start: a local join in the new metric
