@@ -52,7 +52,9 @@ def _facts(selector, feature_names):
         "params": {k: v for k, v in (selector.params_ or {}).items() if k != "standardize"},
         "n_clusters": selector.n_clusters_,
         "count": int(selector.n_features_to_select_),
-        "count_given": curve is None,
+        "count_given": record["count"]["decided_by"] == "user",
+        "count_decided_by": record["count"]["decided_by"],
+        "curve_status": record["count"]["feature_count_curve"],
         "count_note": record.get("count_note"),
         "standardized": bool(describe.get("standardized", (selector.params_ or {})
                                           .get("standardize", False))),
@@ -268,7 +270,7 @@ def _header(f, title):
         f" (the features' ranges differ {f['scale_spread']:.3g}-fold)"
         if f["scale_spread"] is not None else "")
     count = (f"{f['count']} (given)" if f["count_given"] else
-             f"{f['count']} (chosen without labels)")
+             f"{f['count']} (chosen without labels: {f['count_decided_by']})")
     rows = [["data", escape(shape)],
             ["method", f"<b>{escape(f['method_class'])}</b>"
              + (f" <span class='muted'>({escape(params)})</span>" if params else "")],
@@ -382,7 +384,7 @@ def selection_report(selector, path, *, title=None, feature_names=None):
          "ranking against their number, and of random subsets of each size (dotted: mean; "
          "band: one standard deviation). The orange line is the chosen count.",
          f["curve"] is not None,
-         f"the count was given ({f['count']} features), so no feature-count curve was drawn.",
+         f"the feature-count curve was {f['curve_status']} ({f['count']} features).",
          "feature-count curve"),
         ("null", "The selection against random subsets", _null_distribution,
          "Left: the selection's criterion (orange) against random subsets of the same size "

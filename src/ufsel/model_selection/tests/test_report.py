@@ -45,7 +45,8 @@ def test_report_header_says_what_was_done(cli_report):
 
     text = cli_report.read_text(encoding="utf-8")
     meta = json.loads((cli_report.parent / "ranking.csv.json").read_text())
-    assert f"{meta['n_features_selected']} (chosen without labels)" in text
+    decided_by = meta["count"]["decided_by"]
+    assert f"{meta['n_features_selected']} (chosen without labels: {decided_by})" in text
     assert f"<b>{meta['method']}</b>" in text
     assert f"<b>{meta['verdict_details']['outcome']}</b>" in text
     assert "178 samples x 13 features" in text
@@ -74,7 +75,7 @@ def test_named_method_with_a_given_count_says_not_computed(tmp_path):
     page = selection_report(sel, tmp_path / "named.html", feature_names=[
         f"gene{j}" for j in range(X.shape[1])])
     text = page.read_text(encoding="utf-8")
-    assert "the count was given (6 features)" in text       # no curve
+    assert "not needed: count given (6 features)" in text  # no curve
     assert "asks the recommender nothing" in text          # no nearest data sets
     assert "not asked (n_resamples=0)" in text             # no stability
     assert len(_figures(text)) >= 1 and "gene" in text
