@@ -45,8 +45,9 @@ def pca_embedding(X, n_components=PCA_COMPONENTS, *, n_top_features=None, random
         The data (for counts: log-normalised, e.g. by
         :func:`ufsel.preprocessing.normalize_log1p`).
     n_components : int, default=30
-        Number of components (at most ``min(n_samples, n_features) - 1``; fewer are
-        taken when the data have fewer).
+        Number of components, at most n_samples. With no more features than that, the
+        embedding is the centred data themselves (a rotation would not change the
+        samples' distances); ARPACK takes at most ``n_samples - 1``.
     n_top_features : int or None, default=None
         Compute the PCA on the ``n_top_features`` features of largest variance only
         (scanpy's PCA on the highly variable genes); None uses every feature.
@@ -81,10 +82,14 @@ def pca_embedding(X, n_components=PCA_COMPONENTS, *, n_top_features=None, random
         keep = np.sort(np.argsort(-var, kind="stable")[:n_top_features])
         X = X[:, keep]
         d = X.shape[1]
-    k = min(int(n_components), min(n, d) - 1)
-    if k < 1:
-        raise ValueError(f"pca_embedding needs at least 2 samples and 2 features, got "
-                         f"{n} x {d}.")
+    if n_components > n:
+        raise ValueError(f"n_components={n_components} must be at most n_samples={n}.")
+    dtype = np.float32 if X.dtype == np.float32 else np.float64
+    if d <= n_components:
+        # a rotation of the centred data: the same distances, so the data themselves
+        X = X.toarray() if sparse.issparse(X) else np.asarray(X)
+        return (X - X.mean(axis=0, dtype=np.float64)).astype(dtype, copy=False)
+    k = min(int(n_components), n - 1)
     if sparse.issparse(X):
         X = sparse.csr_matrix(X)
         solver = "arpack"
@@ -95,7 +100,7 @@ def pca_embedding(X, n_components=PCA_COMPONENTS, *, n_top_features=None, random
     pca = PCA(n_components=k, svd_solver=solver,
               random_state=rng.randint(np.iinfo(np.int32).max))
     E = pca.fit_transform(X)
-    return E.astype(np.float32 if X.dtype == np.float32 else np.float64, copy=False)
+    return E.astype(dtype, copy=False)
 
 
 def pca_knn_affinity(X, n_neighbors=PCA_NEIGHBORS, *, n_components=PCA_COMPONENTS,

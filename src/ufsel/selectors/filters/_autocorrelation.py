@@ -175,7 +175,7 @@ default="pca"
         Compute the ``"pca"`` graph's PCA on this many features of largest variance
         (scanpy's PCA on the highly variable genes); None: on every feature. Every
         feature is scored either way.
-    score : {"zscore", "statistic"}, default="zscore"
+    rank_by : {"zscore", "statistic"}, default="zscore"
         What ``scores_`` holds: the z-score under the null, or Moran's I itself.
     neighbors_algorithm : {"auto", "exact", "approximate", "brute", "kd_tree", \
 "ball_tree"}, default="auto"
@@ -186,7 +186,7 @@ default="pca"
     Attributes
     ----------
     scores_ : ndarray of shape (n_features,)
-        The z-scores (or Moran's I, see ``score``), higher is better.
+        The z-scores (or Moran's I, see ``rank_by``), higher is better.
     statistic_ : ndarray of shape (n_features,)
         Moran's I of each feature (NaN for constant features).
     zscores_ : ndarray of shape (n_features,)
@@ -245,22 +245,20 @@ default="pca"
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "n_top_features": [Interval(Integral, 1, None, closed="left"), None],
-        "score": [StrOptions({"zscore", "statistic"})],
+        "rank_by": [StrOptions({"zscore", "statistic"})],
         "neighbors_algorithm": [StrOptions(set(NEIGHBORS_ALGORITHMS))],
         "random_state": ["random_state"],
     }
 
-    _min_samples = 4
-
     def __init__(self, n_features_to_select=None, *, graph="pca", n_neighbors=PCA_NEIGHBORS,
-                 n_components=PCA_COMPONENTS, n_top_features=None, score="zscore",
+                 n_components=PCA_COMPONENTS, n_top_features=None, rank_by="zscore",
                  neighbors_algorithm="auto", random_state=None):
         super().__init__(n_features_to_select=n_features_to_select)
         self.graph = graph
         self.n_neighbors = n_neighbors
         self.n_components = n_components
         self.n_top_features = n_top_features
-        self.score = score
+        self.rank_by = rank_by
         self.neighbors_algorithm = neighbors_algorithm
         self.random_state = random_state
 
@@ -293,7 +291,7 @@ default="pca"
         self.statistic_ = result.statistic
         self.zscores_ = result.zscore
         self.pvalues_ = result.pvalue
-        scores = result.zscore if self.score == "zscore" else result.statistic
+        scores = result.zscore if self.rank_by == "zscore" else result.statistic
         finite = np.isfinite(scores)
         lowest = scores[finite].min() - 1.0 if finite.any() else 0.0
         return np.where(finite, scores, lowest)
