@@ -112,7 +112,10 @@ def run_job(job, *, python=None, timeout=1800, script=HARNESS):
 
     ``script``: another script that takes the JSON job as its one argument and prints
     ``RESULT <json>`` the same way (its own worker)."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    # this checkout's source first; a PYTHONPATH already set (an optional package kept
+    # outside the environment) stays after it
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        p for p in (str(ROOT / "src"), os.environ.get("PYTHONPATH", "")) if p))
     cmd = [python or sys.executable, str(script), json.dumps(job)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=env)

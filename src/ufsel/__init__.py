@@ -31,6 +31,7 @@ from .selectors import (  # noqa: E402
     UFSA,
     LaplacianScore,
     MaxVariance,
+    MoransI,
     PivotedQR,
     QAlpha,
 )
@@ -59,6 +60,7 @@ __all__ = [
     "LGDFS",
     "MCFS",
     "MaxVariance",
+    "MoransI",
     "NumericalError",
     "config_context",
     "get_config",

@@ -24,7 +24,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._fit_errors import numerical_guard, warn_not_converged
 from .exceptions import NumericalError
-from .graph import knn_affinity
+from .graph import knn_affinity, pca_knn_affinity
 from .linalg import constant_features
 from .utils import get_config, is_dask_array, thread_limit
 from .utils._docstrings import fill_doc
@@ -360,6 +360,8 @@ class BaseSelector(RankingSelectorMixin, BaseEstimator):
         params = self.get_params(deep=False)
         kw = {key: params[name] for key, name in self._GRAPH_PARAMETERS.items() if name in params}
         kw.update(fixed)
+        if params.get("graph") == "pca":  # the k-NN graph of the samples' principal components
+            return pca_knn_affinity(X, self.n_neighbors, random_state=random_state, **kw)
         return knn_affinity(X, self.n_neighbors, random_state=random_state, **kw)
 
     def _preserves_float32(self):

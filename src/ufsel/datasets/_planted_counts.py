@@ -44,7 +44,7 @@ def _nonzero_probability(mean, dispersion):
 
 def planted_counts_layout(n_features=5_000, n_markers=200, n_clusters=10, *, density=0.03,
                           fold_change=4.0, marker_mean=5.0, dispersion=10.0, library_sd=0.5,
-                          gene_sd=1.0, random_state=None):
+                          gene_sd=1.0, rare_fraction=None, random_state=None):
     """The fixed part of :func:`make_planted_counts`: seed, genes' means, markers.
 
     The seed, the column order and the marker columns are those of
@@ -56,7 +56,7 @@ def planted_counts_layout(n_features=5_000, n_markers=200, n_clusters=10, *, den
     Parameters
     ----------
     n_features, n_markers, n_clusters, density, fold_change, marker_mean, dispersion, \
-library_sd, gene_sd, random_state
+library_sd, gene_sd, rare_fraction, random_state
         As in :func:`make_planted_counts`.
 
     Returns
@@ -65,8 +65,9 @@ library_sd, gene_sd, random_state
         ``seed``, ``columns``, ``informative`` (as ``planted_layout``), ``means``
         (n_clusters x n_features float64: each type's mean count per gene at size
         factor 1, in output column order), ``dispersion``, ``library_sd``,
-        ``block_rows`` (rows per random stream) and ``marker_type`` (the type each
-        column of ``informative`` is up-regulated in).
+        ``block_rows`` (rows per random stream), ``marker_type`` (the type each
+        column of ``informative`` is up-regulated in) and ``type_weights`` (each
+        type's share of the cells; None when they are equal).
     """
     _check_real("density", density, 0.0, 1.0)
     _check_real("fold_change", fold_change, 1.0)
@@ -74,6 +75,8 @@ library_sd, gene_sd, random_state
     _check_real("dispersion", dispersion, 0.0)
     _check_real("library_sd", library_sd, 0.0, closed=True)
     _check_real("gene_sd", gene_sd, 0.0, closed=True)
+    if rare_fraction is not None:
+        _check_real("rare_fraction", rare_fraction, 0.0, 1.0 / n_clusters)
     rng = check_random_state(random_state)
     layout = planted_layout(n_features, n_markers, n_clusters, random_state=rng)
     del layout["centres"]
@@ -88,17 +91,22 @@ library_sd, gene_sd, random_state
     q = (np.arange(_CALIBRATION_POINTS) + 0.5) / _CALIBRATION_POINTS
     size = np.exp(library_sd * ndtri(q))
 
-    # a non-marker gene has one mean; a marker gene one per type (each type 1/K of cells)
+    # a non-marker gene has one mean; a marker gene one per type (type k: share w_k)
+    weights = np.full(n_clusters, 1.0 / n_clusters)
+    if rare_fraction is not None:  # the last type is rare, the others share the rest
+        weights[:] = (1.0 - rare_fraction) / (n_clusters - 1)
+        weights[-1] = rare_fraction
     markers = layout["informative"]
     plain = np.delete(means[0], markers)
     own = means[:, markers].ravel()
+    own_weight = np.repeat(weights, len(markers))
 
     def excess_density(log_scale):
         def nonzero(m, weight):
-            return weight * _nonzero_probability(np.exp(log_scale) * np.outer(m, size),
-                                                 dispersion).mean(axis=1).sum()
+            return (weight * _nonzero_probability(np.exp(log_scale) * np.outer(m, size),
+                                                  dispersion).mean(axis=1)).sum()
 
-        return (nonzero(plain, 1.0) + nonzero(own, 1.0 / n_clusters)) / n_features - density
+        return (nonzero(plain, 1.0) + nonzero(own, own_weight)) / n_features - density
 
     if not excess_density(-60.0) < 0 < excess_density(60.0):
         raise ValueError(f"density={density} cannot be reached with these gene means.")
@@ -107,7 +115,8 @@ library_sd, gene_sd, random_state
                   library_sd=float(library_sd),
                   block_rows=max(1, COUNTS_BLOCK_ENTRIES // n_features),
                   marker_type=(np.arange(n_markers) % n_clusters)[
-                      np.argsort(perm[:n_markers])])
+                      np.argsort(perm[:n_markers])],
+                  type_weights=None if rare_fraction is None else weights)
     return layout
 
 
@@ -130,7 +139,9 @@ def counts_stream(layout, b, *, labels_only=False, dtype=np.float32):
     means, r = layout["means"], layout["dispersion"]
     rng = np.random.default_rng((layout["seed"], b))
     n_rows = layout["block_rows"]
-    y = rng.integers(means.shape[0], size=n_rows)
+    weights = layout.get("type_weights")
+    y = (rng.integers(means.shape[0], size=n_rows) if weights is None
+         else rng.choice(means.shape[0], size=n_rows, p=weights))
     if labels_only:
         return y
     size = np.exp(layout["library_sd"] * rng.standard_normal(n_rows))
@@ -201,10 +212,12 @@ def _counts_layout(n_samples, n_features, n_markers, n_clusters, dtype, **params
 
 def make_planted_counts(n_samples=20_000, n_features=5_000, n_markers=200, *, n_clusters=10,
                         density=0.03, fold_change=4.0, marker_mean=5.0, dispersion=10.0,
-                        library_sd=0.5, gene_sd=1.0, dtype=np.float32, random_state=None):
+                        library_sd=0.5, gene_sd=1.0, rare_fraction=None, dtype=np.float32,
+                        random_state=None):
     """Single-cell-like counts: cell types carried by marker genes, negative-binomial noise.
 
-    Each cell (row) has a type, drawn uniformly among ``n_clusters``, and a size
+    Each cell (row) has a type, drawn among ``n_clusters`` (uniformly, or with the
+    last type rare: ``rare_fraction``), and a size
     factor ``s`` (library size, log-normal with log-scale ``library_sd``). Gene g's
     count in a cell of type k is negative binomial with mean ``s * mu[k, g]`` and
     size ``dispersion`` (variance ``mean + mean^2 / dispersion``). The genes'
@@ -245,6 +258,11 @@ def make_planted_counts(n_samples=20_000, n_features=5_000, n_markers=200, *, n_
         Log-scale spread of the size factors (0: equal library sizes on average).
     gene_sd : float, default=1.0
         Log-scale spread of the genes' means.
+    rare_fraction : float or None, default=None
+        The last type's expected share of the cells (below ``1 / n_clusters``; the
+        other types share the rest equally); its markers are
+        ``markers[marker_type == n_clusters - 1]`` of :func:`planted_counts_layout`.
+        None: every type has the same share.
     dtype : {numpy.float32, numpy.float64}, default=numpy.float32
         Data type of the counts.
     random_state : int, RandomState or None, default=None
@@ -273,7 +291,9 @@ def make_planted_counts(n_samples=20_000, n_features=5_000, n_markers=200, *, n_
     """
     layout = _counts_layout(n_samples, n_features, n_markers, n_clusters, dtype,
                             density=density, fold_change=fold_change,
-                            marker_mean=marker_mean, dispersion=dispersion, library_sd=library_sd, gene_sd=gene_sd, random_state=random_state)
+                            marker_mean=marker_mean, dispersion=dispersion,
+                            library_sd=library_sd, gene_sd=gene_sd,
+                            rare_fraction=rare_fraction, random_state=random_state)
     X, y = planted_counts_rows(layout, 0, int(n_samples), dtype=np.dtype(dtype))
     return X, y, layout["informative"]
 
@@ -289,8 +309,8 @@ def _chunk(block_id=None, *, bounds, layout, dtype, labels, dense):
 
 def make_planted_counts_dask(n_samples=1_000_000, n_features=5_000, n_markers=200, *,
                              n_clusters=10, density=0.03, fold_change=4.0, marker_mean=5.0,
-                             dispersion=10.0, library_sd=0.5, gene_sd=1.0, chunks=50_000,
-                             chunk_format="csr",
+                             dispersion=10.0, library_sd=0.5, gene_sd=1.0,
+                             rare_fraction=None, chunks=50_000, chunk_format="csr",
                              dtype=np.float32, random_state=None):
     """The planted counts of :func:`make_planted_counts` as a lazy dask array.
 
@@ -303,7 +323,7 @@ def make_planted_counts_dask(n_samples=1_000_000, n_features=5_000, n_markers=20
     Parameters
     ----------
     n_samples, n_features, n_markers, n_clusters, density, fold_change, marker_mean, \
-dispersion, library_sd, gene_sd, dtype, random_state
+dispersion, library_sd, gene_sd, rare_fraction, dtype, random_state
         As in :func:`make_planted_counts`.
     chunks : int, default=50_000
         Rows per chunk (the genes are one chunk).
@@ -335,8 +355,8 @@ dispersion, library_sd, gene_sd, dtype, random_state
         raise ValueError(f"chunk_format={chunk_format!r} not understood, valid options are "
                          "{'csr', 'dense'}.")
     params = dict(density=density, fold_change=fold_change, marker_mean=marker_mean,
-                  dispersion=dispersion,
-                  library_sd=library_sd, gene_sd=gene_sd)
+                  dispersion=dispersion, library_sd=library_sd, gene_sd=gene_sd,
+                  rare_fraction=rare_fraction)
     layout = _counts_layout(n_samples, n_features, n_markers, n_clusters, dtype,
                             random_state=random_state, **params)
     dtype = np.dtype(dtype)

@@ -34,6 +34,7 @@ from ._knn import WEIGHTS as WEIGHTS
 from ._knn import bandwidth_before_search as bandwidth_before_search
 from ._knn import knn_affinity_and_bandwidth as knn_affinity_and_bandwidth
 from ._knn import padded_rows as padded_rows
+from ._embedding import PCA_COMPONENTS, PCA_NEIGHBORS, pca_embedding, pca_knn_affinity
 from ._local import (
     global_discriminative_laplacian,
     local_centered_kernels,
@@ -82,6 +83,10 @@ __all__ = [
     "knn_affinity",
     "knn_among_candidates",
     "knn_graph",
+    "PCA_COMPONENTS",
+    "PCA_NEIGHBORS",
+    "pca_embedding",
+    "pca_knn_affinity",
     "refine_neighbors",
     "reuse_neighbor_searches",
     "laplacian_smallest",

@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 #: The values of the selectors' ``graph`` parameter.
-GRAPHS = ("auto", "knn", "anchor")
+GRAPHS = ("auto", "knn", "anchor", "pca")
 #: How the landmarks are chosen: k-means centres on a row sample, or sampled rows.
 ANCHOR_INITS = ("kmeans", "random")
 #: Default number of landmarks (chosen in benchmarks/studies/anchor_graph_quality.md).
@@ -63,19 +63,21 @@ BLOCK_ROWS = 8192
 
 
 def resolve_graph(graph, X, *, neighbor_graphs=("knn",)):
-    """The graph that ``graph`` selects for X: ``"anchor"`` or one of ``neighbor_graphs``.
+    """The graph that ``graph`` selects for X: ``"anchor"``, ``"pca"`` or one of ``neighbor_graphs``.
 
     ``"auto"`` gives the anchor graph for a dask array and for a dense array of
     at least :data:`ANCHOR_GRAPH_MIN_SAMPLES` samples, the method's own
     neighbourhood graph (``neighbor_graphs[0]``) otherwise (sparse X keeps it:
     dense landmarks in its many dimensions would cost more than its neighbour
     search). A dask array never gets a neighbourhood graph (its exact search is
-    quadratic in n).
+    quadratic in n). ``"pca"`` (the k-NN graph of the samples' principal components,
+    :func:`ufsel.graph.pca_knn_affinity`) is returned as given.
 
     Parameters
     ----------
     graph : str
-        The requested graph: ``"auto"``, ``"anchor"`` or one of ``neighbor_graphs``.
+        The requested graph: ``"auto"``, ``"anchor"``, ``"pca"`` or one of
+        ``neighbor_graphs``.
     X : {ndarray, sparse matrix, dask array} of shape (n_samples, n_features)
         The data.
     neighbor_graphs : tuple of str, default=("knn",)
@@ -85,13 +87,13 @@ def resolve_graph(graph, X, *, neighbor_graphs=("knn",)):
     Returns
     -------
     graph : str
-        ``"anchor"`` or one of ``neighbor_graphs``.
+        ``"anchor"``, ``"pca"`` or one of ``neighbor_graphs``.
     """
-    valid = ("auto", *neighbor_graphs, "anchor")
+    valid = ("auto", *neighbor_graphs, "anchor", "pca")
     if graph not in valid:
         raise ValueError(f"graph={graph!r} not understood, valid options are {set(valid)}.")
     if is_dask_array(X):
-        if graph in neighbor_graphs:
+        if graph in neighbor_graphs or graph == "pca":
             raise ValueError(
                 f"graph={graph!r} needs the data in memory (its neighbour search takes n^2 "
                 "distances); on a dask array use graph='anchor' or 'auto', or X.compute()."

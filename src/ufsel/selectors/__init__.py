@@ -8,7 +8,7 @@
 """
 
 from .adaptive_graph import DGUFS, RNE, SOGFS, UFSA
-from .filters import EVSC, SPEC, LaplacianScore, MaxVariance, PivotedQR
+from .filters import EVSC, SPEC, LaplacianScore, MaxVariance, MoransI, PivotedQR
 from .sparse_regression import EUFS, JELSR, LGDFS, MCFS, NDFS, RSFS, RUFS, SPCAFS, UDFS, QAlpha
 
 #: family -> {registered name: selector class}, in the order the API reference lists them
@@ -16,6 +16,7 @@ FAMILIES = {
     "filters": {
         "maxvariance": MaxVariance,
         "laplacianscore": LaplacianScore,
+        "moransi": MoransI,
         "spec": SPEC,
         "evsc": EVSC,
         "pivotedqr": PivotedQR,

@@ -27,6 +27,7 @@ NAMES = sorted(SELECTORS)
 #: :func:`params_of`).
 TEST_PARAMS: dict[str, dict] = {
     "laplacianscore": {"n_neighbors": 3},
+    "moransi": {"n_neighbors": 3, "n_components": 2},
     "mcfs": {"n_neighbors": 3, "n_clusters": 2},
     "spcafs": {"n_components": 2, "max_iter": 30},
     "ufsa": {"n_clusters": 2, "n_neighbors": 3, "max_iter": 5, "tol": 1e-2, "w_max_iter": 2000},
