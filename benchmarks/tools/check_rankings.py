@@ -17,6 +17,12 @@ sha256 of ``scores_``. With ``--compare`` every difference is printed and the
 exit status is 1 when any ranking differs (a differing score digest alone is
 reported but does not fail). Runs on one thread (``ufsel.set_config``) so that
 the results do not depend on the machine's core count.
+
+The results can depend on the BLAS library's kernels, which OpenBLAS picks for the
+processor (or from ``OPENBLAS_CORETYPE``): SOGFS on wine ranks tied scores by their
+last bits (``benchmarks/studies/sogfs_wine_blas_kernel.md``). The JSON records the
+BLAS libraries under ``"_blas"``, and ``--compare`` says when two runs used different
+ones.
 """
 
 from __future__ import annotations
@@ -85,9 +91,22 @@ def record(methods=None, verbose=True):
     return results
 
 
+def blas_kernels():
+    """``"name version architecture"`` of each BLAS library loaded (threadpoolctl)."""
+    from threadpoolctl import threadpool_info
+
+    return sorted(f"{lib.get('internal_api')} {lib.get('version')} {lib.get('architecture')}"
+                  for lib in threadpool_info() if lib.get("user_api") == "blas")
+
+
 def compare(old, new):
     """Print every difference; return the number of differing rankings (or errors)."""
     n_bad = 0
+    if old.get("_blas", new.get("_blas")) != new.get("_blas"):
+        print(f"note: BLAS kernels differ ({old.get('_blas')} -> {new.get('_blas')}); "
+              "rankings decided by last-bit ties may move")
+    old = {k: v for k, v in old.items() if not k.startswith("_")}
+    new = {k: v for k, v in new.items() if not k.startswith("_")}
     for key in sorted(set(old) | set(new)):
         a, b = old.get(key), new.get(key)
         if a is None or b is None:
@@ -120,16 +139,20 @@ def main(argv=None):
 
         threadpool_limits(1)
     results = record(set(args.methods or ()))
+    n_results = len(results)
+    results["_blas"] = blas_kernels()
     with open(args.output, "w", encoding="utf-8") as fh:
         json.dump(results, fh, indent=1, sort_keys=True)
-    print(f"wrote {len(results)} rankings to {args.output}")
+    print(f"wrote {n_results} rankings to {args.output}")
     if args.compare:
         with open(args.compare, encoding="utf-8") as fh:
             old = json.load(fh)
         if args.methods:
-            old = {k: v for k, v in old.items() if k.split("/")[0] in args.methods}
+            old = {k: v for k, v in old.items()
+                   if k.startswith("_") or k.split("/")[0] in args.methods}
         n_bad = compare(old, results)
-        print(f"{n_bad} of {len(old)} rankings differ from {args.compare}")
+        n_old = sum(not k.startswith("_") for k in old)
+        print(f"{n_bad} of {n_old} rankings differ from {args.compare}")
         return 1 if n_bad else 0
     return 0
 

@@ -4,6 +4,11 @@
 # rather than its private modules; not documented API (not in __all__).
 from ._adaptive import adaptive_neighbors, can_weights, nearest_by_exact_distance
 from ._adaptive import sorted_candidate_distances as sorted_candidate_distances
+from ._affinity import SYMMETRIZE as SYMMETRIZE
+from ._affinity import WEIGHTS as WEIGHTS
+from ._affinity import bandwidth_before_search as bandwidth_before_search
+from ._affinity import heat_kernel_bandwidth, knn_affinity, symmetrize
+from ._affinity import knn_affinity_and_bandwidth as knn_affinity_and_bandwidth
 from ._anchor import (
     ANCHOR_GRAPH_MIN_SAMPLES,
     GRAPHS,
@@ -14,26 +19,16 @@ from ._anchor import (
     resolve_graph,
 )
 from ._anchor import ANCHOR_INITS as ANCHOR_INITS
+from ._approximate import ANN_BACKENDS, approximate_backend
 from ._knn import (
-    ANN_BACKENDS,
     APPROX_NEIGHBORS_MIN_SAMPLES,
     NEIGHBORS_ALGORITHMS,
-    approximate_backend,
-    heat_kernel_bandwidth,
-    knn_affinity,
-    knn_among_candidates,
+    SearchPlan,
     knn_graph,
-    refine_neighbors,
+    plan_search,
     resolve_neighbors_algorithm,
     reuse_neighbor_searches,
-    symmetrize,
-    two_hop_candidates,
 )
-from ._knn import SYMMETRIZE as SYMMETRIZE
-from ._knn import WEIGHTS as WEIGHTS
-from ._knn import bandwidth_before_search as bandwidth_before_search
-from ._knn import knn_affinity_and_bandwidth as knn_affinity_and_bandwidth
-from ._knn import padded_rows as padded_rows
 from ._embedding import PCA_COMPONENTS, PCA_NEIGHBORS, pca_embedding, pca_knn_affinity
 from ._local import (
     global_discriminative_laplacian,
@@ -47,6 +42,8 @@ from ._local import (
 from ._local import row_chunks as row_chunks
 from ._local import scatter_local_blocks as scatter_local_blocks
 from ._reconstruction import lle_weights, local_krr_laplacian, reconstruction_laplacian
+from ._refine import knn_among_candidates, refine_neighbors, two_hop_candidates
+from ._refine import padded_rows as padded_rows
 from ._spectral import (
     AMG_MIN_NODES,
     EIGEN_SOLVERS,
@@ -73,6 +70,8 @@ __all__ = [
     "EIGEN_SOLVERS",
     "NEIGHBORS_ALGORITHMS",
     "resolve_neighbors_algorithm",
+    "SearchPlan",
+    "plan_search",
     "adaptive_neighbors",
     "can_weights",
     "canonical_embedding",

@@ -7,14 +7,8 @@ from scipy import sparse
 from scipy.spatial import cKDTree
 
 from ..linalg import project_simplex
-from ._knn import (
-    _DIFF_BLOCK,
-    _exact_d2,
-    _knn_from_distances,
-    knn_among_candidates,
-    knn_graph,
-    resolve_neighbors_algorithm,
-)
+from ._knn import knn_from_distances, knn_graph, resolve_neighbors_algorithm
+from ._refine import DIFF_BLOCK, exact_sq_distances, knn_among_candidates
 
 __all__ = ["adaptive_neighbors", "can_weights", "nearest_by_exact_distance"]
 
@@ -138,7 +132,7 @@ def adaptive_neighbors(Z, n_neighbors, lambdas=None, n_candidates=None, candidat
     # its result does not depend on the order of the entries.
     m = width if candidates is not None else min(width, max(3 * k, k + 10, n_candidates or 0))
     while True:
-        d2, ind = (_exact_d2(Z, candidates), candidates) if candidates is not None else search(m)
+        d2, ind = (exact_sq_distances(Z, candidates), candidates) if candidates is not None else search(m)
         V = -d2 / (2.0 * lambdas[:, None])
         pad = ind < 0
         if pad.any():
@@ -196,7 +190,7 @@ def _gram_search(Z, m):
     D *= -2.0
     D += sq[:, None]
     D += sq[None, :]
-    d2, ind = _knn_from_distances(D, m)
+    d2, ind = knn_from_distances(D, m)
     return np.sqrt(np.maximum(d2, 0.0)), ind
 
 
@@ -260,13 +254,13 @@ def nearest_by_exact_distance(Z, n_neighbors, *, algorithm="auto", n_extra=3):
     eps = np.finfo(np.float64).eps
     bound = 2.0 * (Z.shape[1] + 4) * eps * (dist[:, -1] ** 2 if kd_tree else sq + sq.max())
     pending = np.flatnonzero(d2[:, k - 1] * (1.0 + 4 * Z.shape[1] * eps) >= dist[:, -1] ** 2 - bound)
-    # those rows: distances to every point, from differences (blocks of _DIFF_BLOCK numbers)
-    chunk = max(1, _DIFF_BLOCK // max(n * Z.shape[1], 1))
+    # those rows: distances to every point, from differences (blocks of DIFF_BLOCK numbers)
+    chunk = max(1, DIFF_BLOCK // max(n * Z.shape[1], 1))
     for start in range(0, pending.size, chunk):
         rows = pending[start:start + chunk]
         diff = Z[None, :, :] - Z[rows][:, None, :]
         full = np.einsum("ijk,ijk->ij", diff, diff)
-        d2[rows, :k], ind[rows, :k] = _knn_from_distances(full, k, rows=rows)
+        d2[rows, :k], ind[rows, :k] = knn_from_distances(full, k, rows=rows)
     return d2[:, :k], ind[:, :k]
 
 
@@ -275,7 +269,7 @@ def sorted_candidate_distances(Z, ind, chunk_size=4096):
     padding, distance inf), computed from differences, each row sorted by
     (distance, index)."""
     n = ind.shape[0]
-    d2 = _exact_d2(Z, ind, chunk_size)
+    d2 = exact_sq_distances(Z, ind, chunk_size)
     pad = ind < 0
     order = np.lexsort((np.where(pad, n, ind), d2), axis=-1)
     return np.take_along_axis(d2, order, axis=1), np.take_along_axis(ind, order, axis=1)

@@ -28,8 +28,8 @@ from scipy.sparse import linalg as splinalg
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 
-from ..utils import import_optional, is_dask_array, persist_dask
-from ._spectral import _sign_flip
+from ..utils import DataShape, import_optional, is_dask_array, persist_dask
+from ._spectral import sign_flip
 
 __all__ = [
     "ANCHOR_GRAPH_MIN_SAMPLES",
@@ -71,15 +71,17 @@ def resolve_graph(graph, X, *, neighbor_graphs=("knn",)):
     dense landmarks in its many dimensions would cost more than its neighbour
     search). A dask array never gets a neighbourhood graph (its exact search is
     quadratic in n). ``"pca"`` (the k-NN graph of the samples' principal components,
-    :func:`ufsel.graph.pca_knn_affinity`) is returned as given.
+    :func:`ufsel.graph.pca_knn_affinity`) is returned as given. The fit and the memory
+    estimate both ask this function (the estimate with the data's
+    :class:`~ufsel.utils.DataShape`), so that they agree.
 
     Parameters
     ----------
     graph : str
         The requested graph: ``"auto"``, ``"anchor"``, ``"pca"`` or one of
         ``neighbor_graphs``.
-    X : {ndarray, sparse matrix, dask array} of shape (n_samples, n_features)
-        The data.
+    X : {ndarray, sparse matrix, dask array} of shape (n_samples, n_features) or DataShape
+        The data, or what the memory estimate knows of them.
     neighbor_graphs : tuple of str, default=("knn",)
         The method's graphs built from each sample's nearest neighbours, its
         default first (RSFS: ``("local_kernel", "heat")``).
@@ -92,7 +94,11 @@ def resolve_graph(graph, X, *, neighbor_graphs=("knn",)):
     valid = ("auto", *neighbor_graphs, "anchor", "pca")
     if graph not in valid:
         raise ValueError(f"graph={graph!r} not understood, valid options are {set(valid)}.")
-    if is_dask_array(X):
+    if isinstance(X, DataShape):
+        n, is_sparse, is_dask = X.n, X.sparse, X.dask
+    else:
+        n, is_sparse, is_dask = X.shape[0], sparse.issparse(X), is_dask_array(X)
+    if is_dask:
         if graph in neighbor_graphs or graph == "pca":
             raise ValueError(
                 f"graph={graph!r} needs the data in memory (its neighbour search takes n^2 "
@@ -100,7 +106,7 @@ def resolve_graph(graph, X, *, neighbor_graphs=("knn",)):
             )
         return "anchor"
     if graph == "auto":
-        big = X.shape[0] >= ANCHOR_GRAPH_MIN_SAMPLES and not sparse.issparse(X)
+        big = n >= ANCHOR_GRAPH_MIN_SAMPLES and not is_sparse
         return "anchor" if big else neighbor_graphs[0]
     return graph
 
@@ -374,12 +380,12 @@ class AnchorGraph:
             Q = linalg.qr(np.column_stack([v0, N]), mode="economic")[0][:, 1:len(comps)]
         else:
             Q = linalg.qr(N, mode="economic")[0]
-        Q = _sign_flip(Q)
+        Q = sign_flip(Q)
         rest = max(0, min(n_components - Q.shape[1], m - len(comps)))
         if rest:
             P = np.eye(m) - N @ linalg.pinv(N)  # off the whole null space (v0 included)
             sig2, V = linalg.eigh(P @ M @ P, subset_by_index=[m - rest, m - 1])
-            sig2, V = sig2[::-1], _sign_flip(V[:, ::-1])
+            sig2, V = sig2[::-1], sign_flip(V[:, ::-1])
         else:
             sig2, V = np.zeros(0), np.zeros((m, 0))
         V = np.hstack([Q, V])
@@ -410,7 +416,7 @@ class AnchorGraph:
         sig2, V = linalg.eigh(0.5 * (M + M.T))
         sig2, V = sig2[::-1], V[:, ::-1]
         keep = sig2 > 1e-12
-        sig2, V = sig2[keep], _sign_flip(V[:, keep])
+        sig2, V = sig2[keep], sign_flip(V[:, keep])
         return h[:, None] * V / np.sqrt(sig2)[None, :], 1.0 - np.minimum(sig2, 1.0)
 
     def laplacian_operators(self):

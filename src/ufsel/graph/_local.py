@@ -29,14 +29,14 @@ from scipy import sparse
 from scipy.sparse import linalg as splinalg
 
 from ..linalg import identity_plus_gram_inverse
-from ._knn import (
-    _bandwidth_and_neighbours,
-    _shares_distance_matrix,
+from ._affinity import (
+    bandwidth_and_neighbours,
     heat_kernel_bandwidth,
     knn_affinity,
-    knn_graph,
+    shares_distance_matrix,
     symmetrize,
 )
+from ._knn import knn_graph
 from ._spectral import graph_laplacian
 
 __all__ = [
@@ -145,8 +145,8 @@ def local_kernel_regression_weights(X, n_neighbors=5, *, t="mean", symmetrize_mo
         are 0).
     """
     if symmetrize_mode == "none":
-        if _shares_distance_matrix(X, "auto", t):  # bandwidth and neighbours from one pass
-            t, dist, ind = _bandwidth_and_neighbours(X, n_neighbors, t)
+        if shares_distance_matrix(X, "auto", t):  # bandwidth and neighbours from one pass
+            t, dist, ind = bandwidth_and_neighbours(X, n_neighbors, t)
         else:
             dist, ind = knn_graph(X, n_neighbors)
             if isinstance(t, str):

@@ -12,12 +12,8 @@ import sklearn
 from ..linalg import DENSE_EIGH_MAX
 from ..utils._memory import _F8, local_terms, ridge_term, square_term
 from ._anchor import ANCHOR_GRAPH_MIN_SAMPLES
-from ._knn import (
-    APPROX_NEIGHBORS_MIN_FEATURES,
-    APPROX_NEIGHBORS_MIN_SAMPLES,
-    _installed,
-    approximate_backend,
-)
+from ._approximate import approximate_backend, backend_installed
+from ._knn import APPROX_NEIGHBORS_MIN_FEATURES, APPROX_NEIGHBORS_MIN_SAMPLES
 
 __all__ = ["anchor_terms", "eigen_terms", "graph_terms", "knn_terms", "local_learning_terms"]
 
@@ -50,7 +46,7 @@ def knn_terms(shape, n_neighbors, *, algorithm="auto", weight="heat"):
     if approx:
         # pynndescent reads sparse rows as they are; faiss's HNSW needs dense float32
         nndescent = algorithm == "nndescent" or (
-            algorithm != "hnsw" and shape.sparse and _installed("pynndescent"))
+            algorithm != "hnsw" and shape.sparse and backend_installed("pynndescent"))
         size = shape.nnz * 12 if shape.sparse and nndescent else n * d * 4
         terms[f"the approximate {n}-sample neighbour index"] = 2 * size + n * 64 * _F8
     elif not shape.sparse and d < 16 and algorithm in ("auto", "exact", "kd_tree",

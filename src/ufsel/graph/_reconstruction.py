@@ -13,7 +13,8 @@ import numpy as np
 from scipy import sparse
 
 from ..linalg import local_gram
-from ._knn import _bandwidth_and_neighbours, bandwidth_before_search, knn_affinity, knn_graph
+from ._affinity import bandwidth_and_neighbours, bandwidth_before_search, knn_affinity
+from ._knn import knn_graph
 from ._local import local_regions
 
 __all__ = ["lle_weights", "local_krr_laplacian", "reconstruction_laplacian"]
@@ -139,7 +140,7 @@ def local_krr_laplacian(X, n_neighbors=5, *, reg=0.1, t="mean", kernel="heat", r
     if kernel == "affinity":  # knn_affinity shares the distance matrix itself
         return reconstruction_laplacian(_affinity_krr_weights(X, n_neighbors, reg, t))
     if isinstance(t, str):  # still to estimate: from the search's own distance matrix
-        t, _, ind = _bandwidth_and_neighbours(X, n_neighbors, t)
+        t, _, ind = bandwidth_and_neighbours(X, n_neighbors, t)
         idx = local_regions(ind)
     else:
         idx = _neighbourhoods(X, n_neighbors)

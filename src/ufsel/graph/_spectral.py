@@ -30,6 +30,7 @@ __all__ = [
     "graph_laplacian",
     "laplacian_smallest",
     "spectral_embedding",
+    "sign_flip",
     "AMG_MIN_NODES",
     "EIGEN_SOLVERS",
 ]
@@ -75,8 +76,20 @@ def graph_laplacian(W, *, normed=False, return_diag=False):
     return (L, deg) if return_diag else L
 
 
-def _sign_flip(V):
-    """Make the largest-magnitude entry of each column positive (determinism)."""
+def sign_flip(V):
+    """V with each column's sign chosen so that its largest-magnitude entry is positive.
+
+    Eigenvectors are defined up to sign; this choice makes them deterministic.
+
+    Parameters
+    ----------
+    V : ndarray of shape (n, m)
+
+    Returns
+    -------
+    V : ndarray of shape (n, m)
+        A new array.
+    """
     idx = np.argmax(np.abs(V), axis=0)
     signs = np.sign(V[idx, np.arange(V.shape[1])])
     signs[signs == 0] = 1.0
@@ -182,7 +195,7 @@ def _spectral_embedding(W, n_components, drop_first, eigen_solver, random_state,
         w = np.concatenate([np.ones(nb - 1), w[nb:]]) if nb > 1 else w[1:]
         if nb > 1:  # keep the eigenvalues actually found for the block
             w[: nb - 1] = np.minimum(1.0, np.diag(Ub[:, : nb - 1].T @ (A @ Ub[:, : nb - 1])))
-    Y = _sign_flip(dinv[:, None] * V[:, :n_components])
+    Y = sign_flip(dinv[:, None] * V[:, :n_components])
     lambdas = 1.0 - w[:n_components]
     return (Y, lambdas) if return_eigenvalues else Y
 

@@ -12,7 +12,7 @@ from scipy import sparse
 import ufsel
 from ufsel._registry import SELECTORS
 from ufsel.exceptions import MemoryLimitError
-from ufsel.graph import _knn
+from ufsel.graph import _approximate
 from ufsel.model_selection import AutoSelector
 from ufsel.utils import (
     DataShape,
@@ -104,7 +104,7 @@ def test_users_wide_sparse_case_is_refused_by_the_estimate(name, monkeypatch):
     alone and at once: with 4 GiB every selector but MaxVariance, QAlpha and SPCAFS (operators,
     no d x d matrix) and the k-NN filters is refused; those are refused at 2 GiB,
     naming the search."""
-    monkeypatch.setattr(_knn, "_installed", lambda module: False)  # no approximate search
+    monkeypatch.setattr(_approximate, "backend_installed", lambda module: False)  # no approximate search
     t0 = time.perf_counter()
     limit = 2 * 1024**3 if name in KNN_FILTERS else 4 * 1024**3
     try:

@@ -231,9 +231,9 @@ def test_gram_search_gives_the_same_exact_neighbours_as_scikit_learns(kind, monk
 
 
 def test_exact_distances_do_not_depend_on_the_block_size(monkeypatch):
-    # _exact_d2 forms its differences in blocks of _DIFF_BLOCK numbers; each pair's
-    # value is computed the same way whatever the block (padding -1 gives inf).
-    from ufsel.graph import _knn
+    # exact_sq_distances forms its differences in blocks of DIFF_BLOCK numbers; each
+    # pair's value is computed the same way whatever the block (padding -1 gives inf).
+    from ufsel.graph import _refine
 
     rng = np.random.default_rng(1)
     for n, d, m in ((213, 300, 18), (40, 2000, 10), (300, 3, 299)):
@@ -241,8 +241,8 @@ def test_exact_distances_do_not_depend_on_the_block_size(monkeypatch):
         ind = rng.integers(-1, n, (n, m))
         results = []
         for block in (2**24, 2**18, 2**12, 1):
-            monkeypatch.setattr(_knn, "_DIFF_BLOCK", block)
-            results.append(_knn._exact_d2(Z, ind))
+            monkeypatch.setattr(_refine, "DIFF_BLOCK", block)
+            results.append(_refine.exact_sq_distances(Z, ind))
         for r in results[1:]:
             np.testing.assert_array_equal(r, results[0])
         assert np.all(np.isinf(results[0][ind < 0]))

@@ -11,8 +11,9 @@ from scipy import sparse
 from sklearn.datasets import make_blobs
 from sklearn.neighbors import NearestNeighbors
 
-from ufsel.graph import _knn, knn_graph, resolve_neighbors_algorithm
-from ufsel.graph._knn import _merge_unique, approximate_backend
+from ufsel.graph import _approximate, _knn, knn_graph, resolve_neighbors_algorithm
+from ufsel.graph._approximate import approximate_backend
+from ufsel.graph._refine import knn_among_candidates, merge_neighbor_lists
 
 
 def _recall(exact, approx):
@@ -64,9 +65,9 @@ def test_hnsw_warm_start_never_worse_than_candidates(blobs, monkeypatch):
     de, ie = knn_graph(blobs, 5, algorithm="exact")
     # a crippled index (1 link, tiny search lists) misses neighbours; the exact
     # candidates put them back
-    monkeypatch.setattr(_knn, "HNSW_M", 2)
-    monkeypatch.setattr(_knn, "HNSW_EF_SEARCH", 1)
-    monkeypatch.setattr(_knn, "HNSW_EF_CONSTRUCTION", 2)
+    monkeypatch.setattr(_approximate, "HNSW_M", 2)
+    monkeypatch.setattr(_approximate, "HNSW_EF_SEARCH", 1)
+    monkeypatch.setattr(_approximate, "HNSW_EF_CONSTRUCTION", 2)
     d0, i0 = knn_graph(blobs, 5, algorithm="hnsw")
     d, i = knn_graph(blobs, 5, algorithm="hnsw", init_indices=ie)
     np.testing.assert_array_equal(np.sort(i, axis=1), np.sort(ie, axis=1))
@@ -78,7 +79,7 @@ def test_hnsw_warm_start_never_worse_than_candidates(blobs, monkeypatch):
     cand[:, 0] = np.arange(len(blobs))
     d1, i1 = knn_graph(blobs, 5, algorithm="hnsw", init_indices=cand)
     assert np.all(d1[:, -1] <= d0[:, -1] + 1e-12)
-    dc, _ = _knn.knn_among_candidates(blobs, np.where(cand == np.arange(len(blobs))[:, None],
+    dc, _ = knn_among_candidates(blobs, np.where(cand == np.arange(len(blobs))[:, None],
                                                       -1, cand), 5)
     assert np.all(d1[:, -1] <= dc[:, -1] + 1e-12)
     assert all(len(set(r)) == 5 for r in i1) and not np.any(i1 == np.arange(len(blobs))[:, None])
@@ -86,10 +87,10 @@ def test_hnsw_warm_start_never_worse_than_candidates(blobs, monkeypatch):
         knn_graph(blobs, 5, algorithm="hnsw", init_indices=ie[:10])
 
 
-def test_merge_unique_keeps_each_index_once():
+def test_merge_neighbor_lists_keeps_each_index_once():
     a = (np.array([[1.0, 2.0, 5.0]]), np.array([[4, 7, 9]]))
     b = (np.array([[2.0, 3.0, np.inf]]), np.array([[7, 8, -1]]))
-    d, i = _merge_unique(a, b, 4)
+    d, i = merge_neighbor_lists(a, b, 4)
     np.testing.assert_array_equal(i, [[4, 7, 8, 9]])
     np.testing.assert_array_equal(d, [[1.0, 2.0, 3.0, 5.0]])
 
@@ -97,7 +98,7 @@ def test_merge_unique_keeps_each_index_once():
 def test_backend_choice(monkeypatch):
     dense, sp = np.zeros((3, 2)), sparse.csr_matrix(np.eye(3))
     have = {"faiss": True, "pynndescent": True}
-    monkeypatch.setattr(_knn, "_installed", lambda name: have[name])
+    monkeypatch.setattr(_approximate, "backend_installed", lambda name: have[name])
     assert approximate_backend(dense) == "hnsw"
     assert approximate_backend(sp) == "nndescent"  # sparse rows as they are
     have["pynndescent"] = False
@@ -125,8 +126,8 @@ class _FakeNNDescent:
 def test_nndescent_notice_once_per_process(blobs, monkeypatch, caplog):
     monkeypatch.setitem(sys.modules, "pynndescent",
                         types.SimpleNamespace(NNDescent=_FakeNNDescent))
-    monkeypatch.setattr(_knn, "_nndescent_notice_shown", False)
-    with caplog.at_level(logging.WARNING, logger="ufsel.graph._knn"):
+    monkeypatch.setattr(_approximate, "_nndescent_notice_shown", False)
+    with caplog.at_level(logging.WARNING, logger="ufsel.graph._approximate"):
         d, i = knn_graph(blobs, 5, algorithm="nndescent")
         knn_graph(blobs, 5, algorithm="nndescent")
     notices = [r for r in caplog.records if "pynndescent" in r.getMessage()]
@@ -138,8 +139,8 @@ def test_nndescent_notice_once_per_process(blobs, monkeypatch, caplog):
 
 def test_hnsw_search_shows_no_notice(blobs, monkeypatch, caplog):
     pytest.importorskip("faiss")
-    monkeypatch.setattr(_knn, "_nndescent_notice_shown", False)
-    with caplog.at_level(logging.WARNING, logger="ufsel.graph._knn"):
+    monkeypatch.setattr(_approximate, "_nndescent_notice_shown", False)
+    with caplog.at_level(logging.WARNING, logger="ufsel.graph._approximate"):
         knn_graph(blobs, 5, algorithm="approximate")
     assert not caplog.records
 

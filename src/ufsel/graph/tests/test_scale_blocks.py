@@ -14,7 +14,7 @@ from ufsel.graph import (
     resolve_neighbors_algorithm,
     spectral_embedding,
 )
-from ufsel.graph._knn import _drop_self
+from ufsel.graph._approximate import _drop_self
 from ufsel.linalg import (
     graph_quadratic,
     partial_eigh,
