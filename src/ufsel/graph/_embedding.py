@@ -140,7 +140,7 @@ def pca_knn_affinity(X, n_neighbors=PCA_NEIGHBORS, *, n_components=PCA_COMPONENT
     ((500, 500), 'csr')
     """
     # through the package's public name, whichever of its modules defines it
-    from . import knn_affinity
+    from ._affinity import knn_affinity
 
     rng = check_random_state(random_state)
     E = pca_embedding(X, n_components, n_top_features=n_top_features, random_state=rng)

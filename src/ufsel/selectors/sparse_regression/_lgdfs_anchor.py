@@ -18,6 +18,7 @@ from ...graph import (
     local_regions,
     weighted_knn_graph,
 )
+from ._lgdfs_steps import lgdfs_z_step, local_regression_norms
 
 __all__ = ["AnchorLGDFS", "lgdfs_anchor_objective"]
 
@@ -185,7 +186,6 @@ def lgdfs_anchor_objective(problem, C, z, regions, alpha, lambda_global, lambda_
 def fit_anchor(X, *, n_clusters, alpha, lambda_global, lambda_local, n_neighbors, n_anchors,
                max_iter, tracker, random_state, problem=None):
     """Algorithm 1 of LGDFS in the anchor form; returns ``(z, Y)`` (see LGDFS's Notes)."""
-    from ._lgdfs import local_regression_norms, lgdfs_z_step
 
     if problem is None:
         problem = AnchorLGDFS.from_data(X, n_anchors, n_neighbors, random_state=random_state)
