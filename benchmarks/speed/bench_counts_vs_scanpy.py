@@ -126,7 +126,9 @@ def _select(job, X):
 def worker(job):
     """Generate the data, select (timed), print ``RESULT <json>``."""
     from ufsel.datasets import make_planted_counts
-    from ufsel.datasets._planted_counts import planted_counts_layout
+    from ufsel.datasets._planted_counts import (  # private: needs public API (the layout)
+        planted_counts_layout,
+    )
 
     settings = GENERATORS[job["generator"]]
     X, _, markers = make_planted_counts(job["cells"], job["genes"], job["markers"],

@@ -173,8 +173,11 @@ def test_leaderboard_experiment_file_is_valid():
     assert {"fseval_small", "fseval_large", "papers"} <= set(exp.grids)
     assert exp.kmeans_runs >= 10 and exp.random_baseline_seeds == 10 and exp.fit_timeout > 0
     assert set(exp.metrics) == {"acc", "nmi", "nmi_arithmetic", "nn_error"}
-    # every registered selector (the test-only ones aside)
-    assert {m.selector for m in exp.methods} == set(SELECTORS) - {"slowvariance", "failing"}
+    # every registered selector (the test-only ones aside), except Moran's I: it joined
+    # the registry for count data and has not been run on the leaderboard's data sets
+    # (the leaderboard README lists it among the holes)
+    assert {m.selector for m in exp.methods} == set(SELECTORS) - {"slowvariance", "failing",
+                                                                  "moransi"}
 
 
 def test_rising_objective_steps_and_identical_selections():
