@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from .exceptions import DenseCopyTooLargeError, NumericalError
+from .exceptions import DenseCopyTooLargeError, MemoryLimitError, NumericalError
 from .utils._tags import selectors_with
 
 __all__ = ["numerical_guard", "sparse_native_names", "warn_not_converged"]
@@ -32,7 +32,8 @@ def numerical_guard(owner):
     and a ``ValueError`` raised by a shared building block (graph, linalg)
     that does not name the selector is re-raised with its name in front; a
     :class:`~ufsel.exceptions.DenseCopyTooLargeError` also names the selectors
-    that work on sparse data.
+    that work on sparse data. A ``MemoryError`` (an allocation the memory check did
+    not foresee) becomes a one-line :class:`~ufsel.exceptions.MemoryLimitError`.
     """
     try:
         with np.errstate(over="raise", invalid="raise"):
@@ -59,6 +60,15 @@ def numerical_guard(owner):
         except Exception:  # pragma: no cover - exotic exception signature
             renamed = ValueError(f"{owner}: {exc}")
         raise renamed from exc
+    except MemoryError as exc:
+        if isinstance(exc, MemoryLimitError):
+            raise
+        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else "an allocation failed"
+        raise MemoryLimitError(
+            f"{owner} ran out of memory during fit ({detail}), beyond the estimate it was "
+            "checked with before the work (ufsel.utils.estimate_fit_memory). Select from "
+            "fewer features or samples, or use graph='anchor' where the selector has it."
+        ) from None
     except FloatingPointError as exc:
         raise NumericalError(
             f"{owner}: a floating-point operation failed during fit ({exc}); the result "

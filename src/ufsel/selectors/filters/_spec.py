@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ...base import BaseSelector
 from ...graph import GRAPHS, N_ANCHORS, anchor_graph, heat_kernel_bandwidth, resolve_graph
-from ...graph._memory import eigen_terms, graph_terms
+from ...graph._memory import eigen_terms, spectral_terms
 from ...linalg import DENSE_EIGH_MAX, partial_eigh
 from ...utils._memory import square_term
 
@@ -404,8 +404,7 @@ class SPEC(BaseSelector):
         if self.n_neighbors is None:
             return {**terms, **square_term(shape.n, 3, "dense RBF kernel"),
                     **eigen_terms(shape.n, shape.n)}
-        return {**terms, **graph_terms(shape, self),
-                **eigen_terms(shape.n, self.n_clusters + 1)}
+        return {**terms, **spectral_terms(shape, self, self.n_clusters + 1)}
 
     def _fit(self, X):
         name = type(self).__name__

@@ -442,18 +442,27 @@ class LGDFS(BaseSelector):
         self.verbose = verbose
 
     def _memory_terms(self, shape):
-        n = shape.n
+        n, d = shape.n, shape.d
         if self.graph == "anchor" or (self.graph == "auto" and n >= ANCHOR_GRAPH_MIN_SAMPLES):
             m = min(self.n_anchors, n)  # the dense copy, the anchor graph, m x m and d x d
             return {**super()._memory_terms(shape), **dense_copy_term(shape),
                     **anchor_terms(densified(shape), self.n_anchors, self.n_neighbors),
                     **gram_term(shape.d, 4), **gram_term(m, 8, "anchor matrix"),
                     **embedding_term(n, self.n_clusters, 2)}
+        k1 = self.n_neighbors + 1
         terms = {**super()._memory_terms(shape), **dense_copy_term(shape),
-                 **knn_terms(densified(shape), self.n_neighbors, weight=None), **local_terms(shape, self.n_neighbors),
-                 **ridge_term(shape, 3)}
-        return {**terms, **eigen_terms(n, self.n_clusters),
-                **square_term(n, 2, "local and global Laplacians")}
+                 **knn_terms(densified(shape), self.n_neighbors, weight=None),
+                 **local_terms(shape, self.n_neighbors), **ridge_term(shape, 3),
+                 **eigen_terms(n, self.n_clusters)}
+        if n <= DENSE_EIGH_MAX:  # both Laplacians dense, for LAPACK
+            return {**terms, **square_term(n, 2, "local and global Laplacians")}
+        # The local Laplacian is sparse (n blocks of k+1 x k+1, assembled from triplets),
+        # the global one an operator through d x d matrices; each iteration scales X by
+        # sqrt(z) and keeps a single-precision copy for the products (the first also
+        # centres X for the starting embedding).
+        terms[f"the sparse {n} x {n} local Laplacian"] = n * k1 * k1 * 4 * 12
+        terms[f"the scaled, centred and single-precision {n} x {d} copies of X"] = n * d * 20
+        return terms
 
     def _fit(self, X):
         name = type(self).__name__

@@ -19,7 +19,7 @@ from ...graph import (
     determined_spectral_embedding,
     resolve_graph,
 )
-from ...graph._memory import eigen_terms, graph_terms
+from ...graph._memory import spectral_terms
 from ...linalg import gram_matrix, lars_at_cardinalities, transpose_dot
 from ...utils import get_config
 from ...utils._memory import gram_term
@@ -272,8 +272,7 @@ class MCFS(BaseSelector):
         return tags
 
     def _memory_terms(self, shape):
-        terms = {**super()._memory_terms(shape), **graph_terms(shape, self),
-                 **eigen_terms(shape.n, self.n_clusters)}
+        terms = {**super()._memory_terms(shape), **spectral_terms(shape, self, self.n_clusters)}
         if shape.sparse or shape.dask or shape.d <= shape.n:  # (dense wide: through X)
             terms.update(gram_term(shape.d, 2))
         return terms

@@ -24,7 +24,7 @@ from ...graph import (
     graph_laplacian,
     resolve_graph,
 )
-from ...graph._memory import eigen_terms, graph_terms
+from ...graph._memory import spectral_terms
 from ...linalg import (
     KMEANS_SAMPLE_ROWS,
     gram_matrix,
@@ -35,7 +35,7 @@ from ...linalg import (
     weighted_ridge,
 )
 from ...utils import compute_floats, is_dask_array, persist_dask
-from ...utils._memory import embedding_term, ridge_term
+from ...utils._memory import ridge_term, rows_term
 
 __all__ = ["NDFS", "ndfs_laplacian", "ndfs_objective"]
 
@@ -256,9 +256,11 @@ class NDFS(BaseSelector):
         return tags
 
     def _memory_terms(self, shape):
-        return {**super()._memory_terms(shape), **graph_terms(shape, self),
-                **eigen_terms(shape.n, self.n_clusters), **ridge_term(shape, 2),
-                **embedding_term(shape.n, self.n_clusters)}
+        c = self.n_clusters
+        return {**super()._memory_terms(shape), **spectral_terms(shape, self, c),
+                **ridge_term(shape, 2),
+                **rows_term(shape, f"the {{rows}} x {c} embedding and cluster indicator",
+                            6 * c * 8, persisted=True)}
 
     def _fit(self, X):
         name = type(self).__name__

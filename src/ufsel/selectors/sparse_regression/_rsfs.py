@@ -34,7 +34,7 @@ from ...linalg import (
     soft_threshold,
 )
 from ...utils import compute_floats, is_dask_array, persist_dask
-from ...utils._memory import dense_copy_term, densified, embedding_term, ridge_term
+from ...utils._memory import dense_copy_term, densified, ridge_term, rows_term
 
 __all__ = [
     "RSFS",
@@ -400,7 +400,7 @@ class RSFS(BaseSelector):
     def _memory_terms(self, shape):
         return {**super()._memory_terms(shape), **dense_copy_term(shape),
                 **graph_terms(densified(shape), self), **ridge_term(shape, 3),
-                **embedding_term(shape.n, self.n_clusters)}
+                **rows_term(shape, f"the {{rows}} x {self.n_clusters} embedding and cluster indicator", 6 * self.n_clusters * 8, persisted=True)}
 
     def _fit(self, X):
         name = type(self).__name__
