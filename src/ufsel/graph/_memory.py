@@ -10,9 +10,18 @@ fit's own: the search is :func:`ufsel.graph.plan_search`'s plan and the graph
 from __future__ import annotations
 
 from ..linalg import DENSE_EIGH_MAX
-from ..utils._memory import ClusterCost, WorkerCost, local_terms, ridge_term, rows_term, square_term
+from ..utils._memory import (
+    ClusterCost,
+    DataShape,
+    WorkerCost,
+    local_terms,
+    ridge_term,
+    rows_term,
+    square_term,
+)
 from ._affinity import BANDWIDTH_SAMPLE_SIZE
 from ._anchor import BLOCK_ROWS, SAMPLE_PER_ANCHOR, resolve_graph
+from ._embedding import PCA_COMPONENTS
 from ._knn import plan_search
 
 __all__ = ["anchor_terms", "eigen_terms", "graph_terms", "knn_terms", "local_learning_terms",
@@ -117,8 +126,17 @@ def graph_terms(shape, estimator):
     """
     params = estimator.get_params(deep=False)
     k = params.get("n_neighbors") or 5
-    if _resolved_graph(shape, estimator) == "anchor":
+    resolved = _resolved_graph(shape, estimator)
+    if resolved == "anchor":
         return anchor_terms(shape, params.get("n_anchors", 1000), k)
+    if resolved == "pca":  # the neighbours of a dense n x c embedding, not of X's rows
+        c = int(min(params.get("n_components") or PCA_COMPONENTS, shape.n, shape.d))
+        terms = {f"the {shape.n} x {c} PCA embedding and its solver's blocks":
+                 shape.n * c * 8 * 3 + shape.d * (2 * c + 1) * 8}
+        terms.update(knn_terms(DataShape(shape.n, c, None, 8, "dense", False), k,
+                               algorithm=params.get("neighbors_algorithm", "auto"),
+                               weight=params.get("weight", "binary")))
+        return terms
     return knn_terms(shape, k, algorithm=params.get("neighbors_algorithm", "auto"),
                      weight=params.get("weight", "heat"))
 

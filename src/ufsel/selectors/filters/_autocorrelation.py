@@ -18,7 +18,7 @@ from ...graph import (
     knn_affinity,
     pca_knn_affinity,
 )
-from ...graph._memory import knn_terms
+from ...graph._memory import graph_terms
 from ...linalg import graph_quadratic
 
 __all__ = ["MoransI", "MoransIResult", "morans_i"]
@@ -270,9 +270,8 @@ default="pca"
 
     def _memory_terms(self, shape):
         terms = super()._memory_terms(shape)
-        if isinstance(self.graph, str):
-            terms.update(knn_terms(shape, self.n_neighbors, algorithm=self.neighbors_algorithm,
-                                   weight="binary"))
+        if isinstance(self.graph, str):  # the graph the fit builds (a PCA's k-NN by default)
+            terms.update(graph_terms(shape, self))
         return terms
 
     def _graph(self, X):
