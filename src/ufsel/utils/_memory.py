@@ -179,7 +179,11 @@ class FitMemoryEstimate:
     shape : DataShape
         The data the estimate is for.
     terms : dict of str -> int
-        What is allocated -> bytes, the largest first.
+        What is allocated -> bytes, the largest first: the process that calls
+        ``fit`` (the client, for dask input).
+    worker_terms : dict of str -> int
+        For dask input, what one worker allocates to compute one chunk -> bytes;
+        empty for data in memory.
     """
 
     owner: str
