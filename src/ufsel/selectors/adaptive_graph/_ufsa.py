@@ -9,7 +9,7 @@ from scipy import sparse
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..._iterate import ObjectiveTracker, warn_steps_not_converged
+from ..._iterate import ObjectiveTracker
 from ...base import BaseSelector
 from ...graph import (
     ANCHOR_GRAPH_MIN_SAMPLES,
@@ -27,7 +27,7 @@ from ...utils import threads_for
 from ...utils._deprecation import renamed_attribute
 from ...utils._memory import embedding_term, gram_term
 from ._ufsa_anchor import anchor_memory_terms, fit_anchor
-from ._ufsa_wstep import SOLVERS, WStepSolver, resolve_solver, row_space_basis
+from ._ufsa_wstep import SOLVERS, WStepSolver, record_fit, resolve_solver, row_space_basis
 
 __all__ = ["UFSA", "ufsa_objective"]
 
@@ -532,24 +532,12 @@ class UFSA(BaseSelector):
             if track.append(obj):
                 break
         objective = track.finish()
-        n_bad = len(w_converged) - int(np.sum(w_converged))
-        if n_bad:
-            warn_steps_not_converged(
-                "UFSA", f"{n_bad} of {len(w_converged)} W-steps", "w_max_iter",
-                self.w_max_iter, "w_tol", self.w_tol, attribute="w_step_converged_")
-        W_full = np.zeros((d, c))
-        W_full[keep] = W
-        W = W_full
-        self.W_ = W
+        W = record_fit(self, W, keep, d, objective, w_converged, w_steps)
         self.intercept_ = b
         self.labels_matrix_ = F
         self.similarity_ = S
         self.lambdas_ = lambdas
         self.feature_scale_ = scale
-        self.objective_ = np.asarray(objective)
-        self.w_step_converged_ = np.asarray(w_converged[:len(objective)], dtype=bool)
-        self.w_step_iter_ = np.asarray(w_steps[:len(objective)], dtype=int)
-        self.n_iter_ = len(objective)
         self.solver_ = solver
         self.s_step_ = "two_hop" if two_hop else "exact"
         return np.sqrt(np.einsum("ij,ij->i", W, W))

@@ -12,12 +12,13 @@ from scipy import linalg, sparse
 from scipy.spatial import cKDTree
 from sklearn.utils import check_random_state
 
-from ..._iterate import ObjectiveTracker, warn_steps_not_converged
-from ...graph import anchor_landmarks, can_weights
+from ..._iterate import ObjectiveTracker
 from ...base import BaseSelector
+from ...graph import anchor_landmarks, can_weights
 from ...graph._memory import anchor_terms
-from ...utils._memory import _F8
 from ...linalg import l2p_norm, l2p_reweight, polar_factor, project_simplex, stiefel_quadratic
+from ...utils._memory import _F8
+from ._ufsa_wstep import record_fit
 
 __all__ = ["ufsa_anchor_objective", "anchor_s_step", "fit_anchor", "anchor_memory_terms"]
 
@@ -233,26 +234,15 @@ def fit_anchor(est, X):
         if track.append(obj):
             break
     objective = track.finish()
-    n_bad = len(w_converged) - int(np.sum(w_converged))
-    if n_bad:
-        warn_steps_not_converged(
-            "UFSA", f"{n_bad} of {len(w_converged)} W-steps", "w_max_iter",
-            est.w_max_iter, "w_tol", est.w_tol, attribute="w_step_converged_")
-    W_full = np.zeros((d, c))
-    W_full[keep] = W
+    W_full = record_fit(est, W, keep, d, objective, w_converged, w_steps)
     anchors_full = np.zeros((m, d))
     anchors_full[:, keep] = anchors
-    est.W_ = W_full
     est.intercept_ = b
     est.labels_matrix_ = F
     est.similarity_ = S
     est.anchors_ = anchors_full
     est.lambdas_ = lambdas
     est.feature_scale_ = scale
-    est.objective_ = np.asarray(objective)
-    est.w_step_converged_ = np.asarray(w_converged[:len(objective)], dtype=bool)
-    est.w_step_iter_ = np.asarray(w_steps[:len(objective)], dtype=int)
-    est.n_iter_ = len(objective)
     est.solver_ = "dense"
     est.s_step_ = "anchor"
     return np.sqrt(np.einsum("ij,ij->i", W_full, W_full))

@@ -18,6 +18,7 @@ from scipy import linalg, sparse
 from scipy.sparse import linalg as splinalg
 from threadpoolctl import threadpool_limits
 
+from ..._iterate import warn_steps_not_converged
 from ...linalg import (
     centered_row_space,
     column_mean_var,
@@ -28,7 +29,8 @@ from ...linalg import (
     stiefel_quadratic,
 )
 
-__all__ = ["SOLVERS", "WStepQuadratic", "WStepSolver", "resolve_solver", "row_space_basis"]
+__all__ = ["SOLVERS", "WStepQuadratic", "WStepSolver", "record_fit", "resolve_solver",
+           "row_space_basis"]
 
 #: The W-step solvers (the ``solver`` parameter's values besides ``"auto"``).
 SOLVERS = ("dense", "cholesky", "pushthrough", "operator")
@@ -441,3 +443,44 @@ def row_space_basis(X):
     lam, U = linalg.eigh(0.5 * (C + C.T), check_finite=False)
     keep = lam > max(lam[-1], 0.0) * max(n, d) * np.finfo(np.float64).eps
     return np.ascontiguousarray(U[:, keep])
+
+
+def record_fit(est, W, keep, n_features, objective, w_converged, w_steps):
+    """Store what both of UFSA's forms report after their loop, and return the full W.
+
+    Warns once when W-steps stopped at ``w_max_iter``; sets ``W_`` (W, of the kept
+    non-constant features, padded with zero rows to all ``n_features``),
+    ``objective_``, ``w_step_converged_``, ``w_step_iter_`` and ``n_iter_``.
+
+    Parameters
+    ----------
+    est : UFSA
+        The estimator being fitted.
+    W : ndarray of shape (n_kept, n_clusters)
+        The projection of the kept features.
+    keep : ndarray
+        Index (or mask) of the kept features among the ``n_features``.
+    n_features : int
+        d.
+    objective : list of float
+        The objective after each iteration.
+    w_converged, w_steps : list
+        Whether each W-step converged, and its iterations.
+
+    Returns
+    -------
+    W_full : ndarray of shape (n_features, n_clusters)
+    """
+    n_bad = len(w_converged) - int(np.sum(w_converged))
+    if n_bad:
+        warn_steps_not_converged(
+            "UFSA", f"{n_bad} of {len(w_converged)} W-steps", "w_max_iter",
+            est.w_max_iter, "w_tol", est.w_tol, attribute="w_step_converged_")
+    W_full = np.zeros((n_features, W.shape[1]))
+    W_full[keep] = W
+    est.W_ = W_full
+    est.objective_ = np.asarray(objective)
+    est.w_step_converged_ = np.asarray(w_converged[:len(objective)], dtype=bool)
+    est.w_step_iter_ = np.asarray(w_steps[:len(objective)], dtype=int)
+    est.n_iter_ = len(objective)
+    return W_full
