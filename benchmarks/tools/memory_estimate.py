@@ -165,6 +165,20 @@ def deciding_child(case):
                       "load": os.getloadavg()[0]}))
 
 
+def _run_child(child_args, timeout, failed):
+    """Run this script on ``child_args`` in a fresh one-thread process and return the
+    JSON of its last line; on a time-out or no result, ``failed()`` (called then) with
+    the error's name as its ``status``."""
+    cmd = [sys.executable, __file__, *child_args]
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout,
+                             check=False)
+        return json.loads(out.stdout.strip().splitlines()[-1])
+    except (subprocess.TimeoutExpired, IndexError, json.JSONDecodeError) as exc:
+        return {**failed(), "status": type(exc).__name__}
+
+
 def deciding(args):
     """The deciding cases, each in its own process, cached per case."""
     os.makedirs(args.cache, exist_ok=True)
@@ -172,14 +186,8 @@ def deciding(args):
     for case, *_ in DECIDING:
         path = os.path.join(args.cache, f"{case}.json")
         if not os.path.exists(path):
-            cmd = [sys.executable, __file__, "--deciding-child", case]
-            env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
-            try:
-                out = subprocess.run(cmd, capture_output=True, text=True, env=env,
-                                     timeout=args.timeout, check=False)
-                res = json.loads(out.stdout.strip().splitlines()[-1])
-            except (subprocess.TimeoutExpired, IndexError, json.JSONDecodeError) as exc:
-                res = {"case": case, "status": type(exc).__name__, "load": os.getloadavg()[0]}
+            res = _run_child(["--deciding-child", case], args.timeout,
+                             lambda: {"case": case, "load": os.getloadavg()[0]})
             tmp = path + ".tmp"
             with open(tmp, "w") as fh:
                 json.dump(res, fh)
@@ -278,15 +286,8 @@ def main():
         for name in names:
             cls = ufsel.get_selector(name)
             predicted = estimate_fit_memory(cls(n_features_to_select=10, **_params(cls)), X)
-            cmd = [sys.executable, __file__, "--child", name, str(n), str(d), str(density)]
-            env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
-            try:
-                out = subprocess.run(cmd, capture_output=True, text=True, env=env,
-                                     timeout=args.timeout, check=False)
-                res = json.loads(out.stdout.strip().splitlines()[-1])
-            except (subprocess.TimeoutExpired, IndexError, json.JSONDecodeError) as exc:
-                res = {"measured": float("nan"), "seconds": float("nan"),
-                       "status": type(exc).__name__}
+            res = _run_child(["--child", name, str(n), str(d), str(density)], args.timeout,
+                             lambda: {"measured": float("nan"), "seconds": float("nan")})
             mib_p, mib_m = predicted.total / 2**20, res["measured"] / 2**20
             ratio = mib_p / mib_m if mib_m > 0 and mib_p >= args.min_mib else float("nan")
             kind = "dense" if density is None else f"sparse {density:g}"
