@@ -187,7 +187,7 @@ def deciding(args):
         path = os.path.join(args.cache, f"{case}.json")
         if not os.path.exists(path):
             res = _run_child(["--deciding-child", case], args.timeout,
-                             lambda: {"case": case, "load": os.getloadavg()[0]})
+                             lambda case=case: {"case": case, "load": os.getloadavg()[0]})
             tmp = path + ".tmp"
             with open(tmp, "w") as fh:
                 json.dump(res, fh)
