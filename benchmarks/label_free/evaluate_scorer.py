@@ -230,7 +230,7 @@ def per_data_set(cases, probs, thresholds, lo_probs, lo_thresholds):
     head = ("data set", "source", "learned (P, LOSO P)", "said", "above p90", "above random",
             "hand rule", "prior alone", "evidence alone")
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for c, p, t, q, u in sorted(zip(cases, probs, thresholds, lo_probs, lo_thresholds),
+    for c, p, t, q, _u in sorted(zip(cases, probs, thresholds, lo_probs, lo_thresholds),
                                 key=lambda x: (x[0]["source"], x[0]["name"])):
         if c["kind"] != "real" or "+" in c["name"]:
             continue

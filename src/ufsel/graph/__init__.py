@@ -20,6 +20,7 @@ from ._anchor import (
 )
 from ._anchor import ANCHOR_INITS as ANCHOR_INITS
 from ._approximate import ANN_BACKENDS, approximate_backend
+from ._embedding import PCA_COMPONENTS, PCA_NEIGHBORS, pca_embedding, pca_knn_affinity
 from ._knn import (
     APPROX_NEIGHBORS_MIN_SAMPLES,
     NEIGHBORS_ALGORITHMS,
@@ -29,7 +30,6 @@ from ._knn import (
     resolve_neighbors_algorithm,
     reuse_neighbor_searches,
 )
-from ._embedding import PCA_COMPONENTS, PCA_NEIGHBORS, pca_embedding, pca_knn_affinity
 from ._local import (
     global_discriminative_laplacian,
     local_centered_kernels,

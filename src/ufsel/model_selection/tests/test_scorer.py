@@ -6,8 +6,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from ufsel.model_selection import META_FEATURES, LearnedScorer
-from ufsel.model_selection import _route
+from ufsel.model_selection import META_FEATURES, LearnedScorer, _route
 from ufsel.model_selection._scorer import SCORER_FEATURES, candidate_features, read_scorer_table
 
 

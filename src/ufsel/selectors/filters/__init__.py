@@ -3,8 +3,8 @@
 MaxVariance, Laplacian Score, Moran's I, SPEC, EVSC and PivotedQR.
 """
 
-from ._evsc import EVSC
 from ._autocorrelation import MoransI, MoransIResult, morans_i
+from ._evsc import EVSC
 from ._laplacian_score import LaplacianScore
 from ._maxvar import MaxVariance
 from ._pivoted_qr import PivotedQR
