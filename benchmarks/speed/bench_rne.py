@@ -47,9 +47,8 @@ from ufsel import RNE
 from ufsel.datasets import load_dataset
 from ufsel.graph import lle_weights
 from ufsel.linalg import multiplicative_update, pos_neg_parts, soft_threshold
-from ufsel.selectors.adaptive_graph import (
-    _rne as rne_module,  # private: needs public API (RNE's BLAS calls, timed one by one)
-)
+# RNE's BLAS calls are timed one by one:
+from ufsel.selectors.adaptive_graph import _rne as rne_module  # private: needs public API
 
 
 def old_fit(X, m, *, n_neighbors=5, alpha=1e3, max_iter=50, n_inner=30, random_state=0):
